@@ -1,0 +1,100 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "marketalertd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "marketalertd", targets: ["marketalertd"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // Pure domain: types, premium math, alert and IPO state machines, config schema and validation.
+        // Foundation value types only (Date, Decimal, Calendar); no I/O, no networking, no logging.
+        .target(name: "MarketAlertCore"),
+
+        // Thin C module over libsystemd (sd_journal_sendv, sd_notify, sd_watchdog_enabled).
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+
+        // Adapters: HTTP pollers, FX, TWSE, sinks, state store, systemd, config loading, supervisor.
+        .target(
+            name: "MarketAlertIO",
+            dependencies: [
+                "MarketAlertCore",
+                "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+
+        // The daemon: parses the command line and wires MarketAlertIO together. Nothing else.
+        .executableTarget(
+            name: "marketalertd",
+            dependencies: [
+                "MarketAlertIO",
+                "MarketAlertCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Budgets for decode and evaluation (run by scripts/bench); not a test.
+        .executableTarget(
+            name: "marketalertd-bench",
+            dependencies: ["MarketAlertIO", "MarketAlertCore"]
+        ),
+
+        // Test-only helpers: a real HTTP server on 127.0.0.1 (SwiftNIO), fixtures access, a manual clock.
+        .target(
+            name: "MarketAlertTestSupport",
+            dependencies: [
+                "MarketAlertCore",
+                "MarketAlertIO",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+
+        .testTarget(
+            name: "MarketAlertCoreTests",
+            dependencies: ["MarketAlertCore", "MarketAlertTestSupport"]
+        ),
+        .testTarget(
+            name: "MarketAlertIOTests",
+            dependencies: [
+                "MarketAlertIO", "MarketAlertCore", "MarketAlertTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // Runs the built `marketalertd` binary (and, where possible, a real systemd) against local servers.
+        .testTarget(
+            name: "MarketAlertIntegrationTests",
+            dependencies: ["MarketAlertCore", "MarketAlertIO", "MarketAlertTestSupport"]
+        ),
+    ]
+)

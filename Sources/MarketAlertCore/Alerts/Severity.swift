@@ -1,0 +1,20 @@
+/// Alert severity, lowest first. Mirrors the event schema's `severity` enum.
+package enum Severity: String, Sendable, Codable, CaseIterable, Comparable {
+    case info, notice, warning, critical
+
+    private var rank: Int {
+        switch self {
+        case .info: 0
+        case .notice: 1
+        case .warning: 2
+        case .critical: 3
+        }
+    }
+
+    package static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// What an alert is about. Mirrors the event schema's `kind` enum.
+package enum AlertKind: String, Sendable, Codable, CaseIterable, Hashable {
+    case premium, ipo, fx, source
+}

@@ -1,0 +1,209 @@
+import Foundation
+
+/// The daemon's whole configuration, as read from `marketalertd.yaml` and validated.
+/// Parsing lives in `Settings+Parsing.swift`; keys and defaults are documented there and in the example file.
+package struct Settings: Sendable, Equatable {
+    /// `state_dir`; nil means `$STATE_DIRECTORY`, else `./state` (resolved by the adapter, which sees the environment).
+    package var stateDirectory: String?
+    package var displayTimeZones: [String] = ["UTC"]
+    package var exchanges: [ExchangeID: ExchangeSettings] = [:]
+    package var fx = FXSettings()
+    package var premium = PremiumSettings()
+    package var ipo = IPOSettings()
+    package var sinks = SinkSettings()
+    package var sourceAlerts = SourceAlertSettings()
+
+    package init() {}
+
+    /// Exchanges that are configured and not disabled, in a stable order.
+    package var enabledExchanges: [ExchangeSettings] {
+        exchanges.values.filter(\.enabled).sorted { $0.id < $1.id }
+    }
+}
+
+package struct ExchangeSettings: Sendable, Equatable {
+    package var id: ExchangeID
+    package var enabled = true
+    package var pollInterval: Duration = .seconds(5)
+    package var baseURL: URL
+    package var timeout: Duration = .seconds(5)
+
+    package init(id: ExchangeID, baseURL: URL) {
+        self.id = id
+        self.baseURL = baseURL
+    }
+}
+
+package enum FXProviderKind: String, Sendable, CaseIterable, Codable {
+    case dunamu, openexchangerates, frankfurter
+}
+
+package struct FXProviderSettings: Sendable, Equatable {
+    package var kind: FXProviderKind
+    package var baseURL: URL
+    /// Name of the secret holding the OpenExchangeRates app id (environment or `$CREDENTIALS_DIRECTORY`).
+    package var appIDEnv: String?
+
+    package init(kind: FXProviderKind, baseURL: URL, appIDEnv: String? = nil) {
+        self.kind = kind
+        self.baseURL = baseURL
+        self.appIDEnv = appIDEnv
+    }
+}
+
+package struct FXAlertSettings: Sendable, Equatable {
+    package var base: String
+    package var quote: String
+    package var changePct: Double
+
+    package init(base: String, quote: String, changePct: Double) {
+        self.base = base
+        self.quote = quote
+        self.changePct = changePct
+    }
+
+    package var pair: String { "\(base)/\(quote)" }
+}
+
+package struct FXSettings: Sendable, Equatable {
+    package var pollInterval: Duration = .seconds(60)
+    package var maxAge: Duration = .seconds(15 * 60)
+    package var timeout: Duration = .seconds(5)
+    package var providers: [FXProviderSettings] = []
+    package var alerts: [FXAlertSettings] = []
+
+    package init() {}
+}
+
+/// Which price a premium rule compares.
+package enum PremiumBasis: String, Sendable, CaseIterable, Codable {
+    /// Last trade price.
+    case last
+    /// (bid + ask) / 2.
+    case mid
+    /// Executable: best bid on the dear exchange against best ask on the cheap one.
+    case bidask
+}
+
+/// One threshold of a leveled alert: crossing `pct` upward notifies with `severity`.
+package struct AlertLevel: Sendable, Equatable, Codable {
+    package var pct: Double
+    package var severity: Severity
+
+    package init(pct: Double, severity: Severity) {
+        self.pct = pct
+        self.severity = severity
+    }
+}
+
+/// A premium rule: compare `assets` across `exchanges`, alert through `levels`, resolve below `clearPct`.
+package struct PremiumRule: Sendable, Equatable {
+    package var name: String
+    package var assets: [String]
+    package var exchanges: [ExchangeID]
+    /// Quote currencies in order of preference: per exchange the first one it trades is used.
+    package var quotes: [String]
+    package var basis: PremiumBasis = .last
+    /// Ascending by `pct`.
+    package var levels: [AlertLevel]
+    package var clearPct: Double
+    package var forDuration: Duration = .zero
+    /// Zero means never repeat.
+    package var repeatInterval: Duration = .zero
+
+    package init(
+        name: String, assets: [String], exchanges: [ExchangeID], quotes: [String], basis: PremiumBasis = .last,
+        levels: [AlertLevel], clearPct: Double, forDuration: Duration = .zero, repeatInterval: Duration = .zero
+    ) {
+        self.name = name
+        self.assets = assets
+        self.exchanges = exchanges
+        self.quotes = quotes
+        self.basis = basis
+        self.levels = levels
+        self.clearPct = clearPct
+        self.forDuration = forDuration
+        self.repeatInterval = repeatInterval
+    }
+
+    /// The brief's default: a 0.05% notice level, a 0.1% warning level, clearing below 0.04%.
+    package static let defaultLevels = [AlertLevel(pct: 0.05, severity: .notice), AlertLevel(pct: 0.1, severity: .warning)]
+}
+
+package struct PremiumSettings: Sendable, Equatable {
+    package var reference = "USD"
+    package var stablecoinsAs: [String: String] = ["USDT": "USD", "USDC": "USD"]
+    package var maxQuoteAge: Duration = .seconds(30)
+    package var rules: [PremiumRule] = []
+
+    package init() {}
+}
+
+/// Subscription transitions a user can ask to be told about.
+package enum IPONotification: String, Sendable, CaseIterable, Codable, Hashable {
+    case announced, opens, last_day, closed, lottery_day
+}
+
+package struct IPOSourceSettings: Sendable, Equatable {
+    package var name: String
+    package var baseURL: URL
+    package var pollInterval: Duration = .seconds(3600)
+    package var timeZone: String = "Asia/Taipei"
+    package var timeout: Duration = .seconds(10)
+
+    package init(name: String, baseURL: URL) {
+        self.name = name
+        self.baseURL = baseURL
+    }
+}
+
+package struct IPOSettings: Sendable, Equatable {
+    package var sources: [IPOSourceSettings] = []
+    package var notify: Set<IPONotification> = [.opens, .last_day]
+    package var excludeNamePatterns: [String] = []
+
+    package init() {}
+}
+
+package enum StdoutFormat: String, Sendable, CaseIterable {
+    case json, text
+}
+
+package enum WebhookFormat: String, Sendable, CaseIterable, Codable {
+    case json, slack, discord, telegram
+}
+
+package struct WebhookSettings: Sendable, Equatable {
+    package var name: String
+    package var url: URL?
+    package var urlEnv: String?
+    package var format: WebhookFormat = .json
+    package var secretEnv: String?
+    package var timeout: Duration = .seconds(5)
+    package var maxAge: Duration = .seconds(24 * 3600)
+    package var kinds: Set<AlertKind> = Set(AlertKind.allCases)
+    /// Telegram's `chat_id` (required for `format: telegram`).
+    package var chatID: String?
+
+    package init(name: String) { self.name = name }
+}
+
+package struct SinkSettings: Sendable, Equatable {
+    package var stdoutEnabled = true
+    package var stdoutFormat: StdoutFormat = .json
+    package var journalEnabled = false
+    package var webhooks: [WebhookSettings] = []
+
+    package init() {}
+}
+
+/// When a failing source raises a `source/<name>` alert.
+package struct SourceAlertSettings: Sendable, Equatable {
+    /// Fire after this many consecutive failed polls.
+    package var afterFailures = 3
+    /// Or when the last success is older than this.
+    package var afterSilence: Duration = .seconds(5 * 60)
+    package var severity: Severity = .warning
+
+    package init() {}
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// The latest quote per exchange and market pair. A value type: the supervisor owns one and replaces an
+/// exchange's quotes wholesale after each successful poll.
+package struct QuoteBook: Sendable {
+    private var quotes: [ExchangeID: [MarketPair: Quote]] = [:]
+
+    package init() {}
+
+    /// Replaces everything known about `exchange` with `newQuotes` (markets missing from a poll are dropped,
+    /// so a delisted market cannot linger as a stale price).
+    package mutating func replace(_ exchange: ExchangeID, with newQuotes: [Quote]) {
+        var byPair: [MarketPair: Quote] = [:]
+        byPair.reserveCapacity(newQuotes.count)
+        for quote in newQuotes where quote.exchange == exchange {
+            byPair[MarketPair(base: quote.base, quote: quote.quote)] = quote
+        }
+        quotes[exchange] = byPair
+    }
+
+    package mutating func remove(_ exchange: ExchangeID) { quotes[exchange] = nil }
+
+    package func quote(_ exchange: ExchangeID, _ pair: MarketPair) -> Quote? { quotes[exchange]?[pair] }
+
+    package func quotes(for exchange: ExchangeID) -> [Quote] { quotes[exchange].map { Array($0.values) } ?? [] }
+
+    package var exchanges: [ExchangeID] { quotes.keys.sorted() }
+}

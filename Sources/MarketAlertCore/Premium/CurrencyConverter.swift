@@ -1,0 +1,37 @@
+import Foundation
+
+/// Converts prices into the reference currency. Stablecoins count 1:1 as their fiat (`stablecoins_as`);
+/// other fiat goes through USD with `USD/<fiat>` rates. A currency without a fresh rate cannot be
+/// converted: the caller drops that quote, it never guesses.
+package struct CurrencyConverter: Sendable {
+    package var reference: String
+    package var stablecoinsAs: [String: String]
+    /// Fresh `USD/<fiat>` rates by fiat code, e.g. `["KRW": USD/KRW 1380]`.
+    package var usdRates: [String: FXRate]
+
+    package init(reference: String, stablecoinsAs: [String: String], usdRates: [String: FXRate]) {
+        self.reference = reference
+        self.stablecoinsAs = stablecoinsAs
+        self.usdRates = usdRates
+    }
+
+    /// `value` in `currency` expressed in the reference currency, with the rates it needed; nil without a rate.
+    package func toReference(_ value: Double, currency: String) -> (value: Double, rates: [FXRate])? {
+        let fiat = stablecoinsAs[currency] ?? currency
+        if fiat == reference { return (value, []) }
+        var rates: [FXRate] = []
+        var usd = value
+        if fiat != "USD" {
+            guard let rate = usdRates[fiat] else { return nil }
+            usd = value / rate.rate.value
+            rates.append(rate)
+        }
+        if reference == "USD" { return (usd, rates) }
+        guard let rate = usdRates[reference] else { return nil }
+        rates.append(rate)
+        return (usd * rate.rate.value, rates)
+    }
+
+    /// Whether quotes in `currency` can be converted right now.
+    package func canConvert(_ currency: String) -> Bool { toReference(1, currency: currency) != nil }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// A quote's price as one side of a premium.
+package struct PricedQuote: Sendable, Equatable {
+    package var quote: Quote
+    /// Which price of the quote: last, mid, bid or ask.
+    package var side: String
+    /// The price in the market's own currency.
+    package var price: Price
+    /// The same price in the reference currency.
+    package var priceRef: Double
+    package var rates: [FXRate]
+}
+
+/// The premium of one asset under one rule at one moment.
+package struct PremiumObservation: Sendable, Equatable {
+    package var asset: String
+    /// Percent: (high - low) / low × 100, or for `bidask` (high bid - low ask) / low ask × 100.
+    package var pct: Double
+    package var high: PricedQuote
+    package var low: PricedQuote
+
+    /// Every FX rate the two sides needed, without repeats.
+    package var rates: [FXRate] {
+        var seen: [FXRate] = []
+        for rate in high.rates + low.rates where !seen.contains(rate) { seen.append(rate) }
+        return seen
+    }
+}
+
+/// Premium math: pure, allocation-light, and never a number from a missing price.
+package enum PremiumCalculator {
+    /// Computes the premium of `asset` under `rule`. Returns nil with fewer than two fresh, convertible quotes,
+    /// so a missing, stale or unconvertible price can never produce a premium (nor 0, inf or NaN).
+    package static func observe(
+        rule: PremiumRule, asset: String, book: QuoteBook, converter: CurrencyConverter, maxQuoteAge: Duration, now: Date
+    ) -> PremiumObservation? {
+        let oldest = now.addingTimeInterval(-maxQuoteAge.seconds)
+        var candidates: [(quote: Quote, factor: Double, rates: [FXRate])] = []
+        candidates.reserveCapacity(rule.exchanges.count)
+        for exchange in rule.exchanges {
+            guard let quote = firstListedQuote(exchange: exchange, asset: asset, quotes: rule.quotes, book: book) else { continue }
+            guard quote.at >= oldest else { continue }
+            guard let conversion = converter.toReference(1, currency: quote.quote) else { continue }
+            candidates.append((quote, conversion.value, conversion.rates))
+        }
+        guard candidates.count >= 2 else { return nil }
+        switch rule.basis {
+        case .last, .mid:
+            var best: (high: PricedQuote, low: PricedQuote)?
+            for candidate in candidates {
+                let side = rule.basis == .last ? "last" : "mid"
+                guard let price = rule.basis == .last ? candidate.quote.last : candidate.quote.mid else { continue }
+                let priced = PricedQuote(
+                    quote: candidate.quote, side: side, price: price, priceRef: price.value * candidate.factor, rates: candidate.rates)
+                guard priced.priceRef.isFinite, priced.priceRef > 0 else { continue }
+                if var current = best {
+                    if priced.priceRef > current.high.priceRef { current.high = priced }
+                    if priced.priceRef < current.low.priceRef { current.low = priced }
+                    best = current
+                } else {
+                    best = (priced, priced)
+                }
+            }
+            guard let best, best.high.quote.exchange != best.low.quote.exchange else { return nil }
+            let pct = (best.high.priceRef - best.low.priceRef) / best.low.priceRef * 100
+            guard pct.isFinite else { return nil }
+            return PremiumObservation(asset: asset, pct: pct, high: best.high, low: best.low)
+        case .bidask:
+            var best: PremiumObservation?
+            for seller in candidates {
+                guard let bid = seller.quote.bid else { continue }
+                let bidRef = bid.value * seller.factor
+                for buyer in candidates where buyer.quote.exchange != seller.quote.exchange {
+                    guard let ask = buyer.quote.ask else { continue }
+                    let askRef = ask.value * buyer.factor
+                    guard askRef > 0, bidRef.isFinite, askRef.isFinite else { continue }
+                    let pct = (bidRef - askRef) / askRef * 100
+                    if let current = best, current.pct >= pct { continue }
+                    best = PremiumObservation(
+                            asset: asset, pct: pct,
+                            high: PricedQuote(quote: seller.quote, side: "bid", price: bid, priceRef: bidRef, rates: seller.rates),
+                            low: PricedQuote(quote: buyer.quote, side: "ask", price: ask, priceRef: askRef, rates: buyer.rates))
+                }
+            }
+            return best
+        }
+    }
+
+    /// The quote of the first currency in `quotes` that `exchange` trades `asset` in.
+    package static func firstListedQuote(exchange: ExchangeID, asset: String, quotes: [String], book: QuoteBook) -> Quote? {
+        for currency in quotes {
+            if let quote = book.quote(exchange, MarketPair(base: asset, quote: currency)) { return quote }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+/// One state change of a premium alert key, with the observation that caused it.
+package struct PremiumDecision: Sendable, Equatable {
+    package var rule: PremiumRule
+    package var key: String
+    package var observation: PremiumObservation?
+    package var action: LeveledAlertStateMachine.Action
+    /// The key's state after the decision (persist it when `stateChanged`).
+    package var state: LeveledAlertStateMachine
+    package var stateChanged: Bool
+}
+
+/// Evaluates every premium rule × asset against a quote book. Owns the alert state of each key; a pure
+/// value that the supervisor holds and persists.
+package struct PremiumEvaluator: Sendable {
+    package private(set) var states: [String: LeveledAlertStateMachine] = [:]
+    /// The latest observation per key (nil when too few prices), for `once` and the status line.
+    package private(set) var latest: [String: PremiumObservation] = [:]
+
+    package init(states: [String: LeveledAlertStateMachine] = [:]) { self.states = states }
+
+    /// Evaluates the rules (or only those involving `exchanges`, when given) at `now`.
+    package mutating func evaluate(
+        settings: PremiumSettings, book: QuoteBook, converter: CurrencyConverter, now: Date,
+        onlyInvolving exchanges: Set<ExchangeID>? = nil
+    ) -> [PremiumDecision] {
+        var decisions: [PremiumDecision] = []
+        for rule in settings.rules {
+            if let exchanges, exchanges.isDisjoint(with: rule.exchanges) { continue }
+            let policy = LeveledAlertPolicy(rule)
+            for asset in rule.assets {
+                let key = PremiumEvents.key(rule: rule.name, asset: asset)
+                let observation = PremiumCalculator.observe(
+                    rule: rule, asset: asset, book: book, converter: converter, maxQuoteAge: settings.maxQuoteAge, now: now)
+                latest[key] = observation
+                var state = states[key] ?? LeveledAlertStateMachine()
+                let before = state
+                let action = state.observe(observation?.pct, now: now, policy: policy)
+                let changed = state.phase != before.phase
+                states[key] = state
+                if action != .none || changed {
+                    decisions.append(
+                        PremiumDecision(rule: rule, key: key, observation: observation, action: action, state: state, stateChanged: changed))
+                }
+            }
+        }
+        return decisions
+    }
+
+    /// Forgets keys of rules or assets that are no longer configured (after a reload).
+    package mutating func retain(settings: PremiumSettings) -> [String] {
+        let live = Set(settings.rules.flatMap { rule in rule.assets.map { PremiumEvents.key(rule: rule.name, asset: $0) } })
+        let gone = states.keys.filter { !live.contains($0) }
+        for key in gone {
+            states[key] = nil
+            latest[key] = nil
+        }
+        return gone
+    }
+
+    /// The earliest time at which a `for` or `repeat_interval` falls due.
+    package func nextDeadline(settings: PremiumSettings) -> Date? {
+        var earliest: Date?
+        for rule in settings.rules {
+            let policy = LeveledAlertPolicy(rule)
+            for asset in rule.assets {
+                guard let deadline = states[PremiumEvents.key(rule: rule.name, asset: asset)]?.nextDeadline(policy: policy) else { continue }
+                if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+            }
+        }
+        return earliest
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import MarketAlertCore
+import Yams
+
+/// Reads `marketalertd.yaml` with Yams into the strict schema of `Settings`.
+package enum ConfigLoader {
+    /// Loads and validates a config file; throws `ConfigError` listing every problem.
+    package static func load(path: String) throws(ConfigError) -> (settings: Settings, warnings: [ConfigIssue]) {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigError(issues: [ConfigIssue(path: "", message: "cannot read \(path): \(error.localizedDescription)")])
+        }
+        return try parse(yaml: text)
+    }
+
+    package static func parse(yaml: String) throws(ConfigError) -> (settings: Settings, warnings: [ConfigIssue]) {
+        let node: Yams.Node?
+        do {
+            node = try Yams.compose(yaml: yaml)
+        } catch let error as YamlError {
+            throw ConfigError(issues: [ConfigIssue(path: "", message: "not valid YAML: \(describe(error))", line: line(of: error))])
+        } catch {
+            throw ConfigError(issues: [ConfigIssue(path: "", message: "not valid YAML: \(error)")])
+        }
+        guard let node else {
+            throw ConfigError(issues: [ConfigIssue(path: "", message: "the file is empty")])
+        }
+        return try Settings.parse(convert(node))
+    }
+
+    /// Yams' node tree → the schema's `ConfigNode` (keys as strings, scalars with quoting and position).
+    static func convert(_ node: Yams.Node) -> ConfigNode {
+        switch node {
+        case .scalar(let scalar):
+            let quoted = scalar.style == .singleQuoted || scalar.style == .doubleQuoted
+                || scalar.style == .literal || scalar.style == .folded
+            return .scalar(scalar.string, quoted: quoted, mark: mark(node))
+        case .mapping(let mapping):
+            let entries = mapping.map { key, value in
+                ConfigEntry(key: key.string ?? "\(key)", value: convert(value), keyMark: mark(key))
+            }
+            return .mapping(entries, mark: mark(node))
+        case .sequence(let sequence):
+            return .sequence(sequence.map(convert), mark: mark(node))
+        case .alias:
+            return .scalar("*alias", quoted: true, mark: mark(node))
+        }
+    }
+
+    private static func mark(_ node: Yams.Node) -> ConfigMark? {
+        node.mark.map { ConfigMark(line: $0.line, column: $0.column) }
+    }
+
+    private static func describe(_ error: YamlError) -> String {
+        switch error {
+        case .scanner(let context, let problem, _, _), .parser(let context, let problem, _, _):
+            return [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ": ")
+        default:
+            return "\(error)"
+        }
+    }
+
+    private static func line(of error: YamlError) -> Int? {
+        switch error {
+        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _): mark.line
+        default: nil
+        }
+    }
+}

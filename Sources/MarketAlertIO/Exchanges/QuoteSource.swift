@@ -1,0 +1,9 @@
+import Foundation
+import MarketAlertCore
+
+/// One exchange's public ticker API. Each `fetchQuotes` call makes one bulk request that serves every
+/// watched pair, and returns only the watched pairs it found (normalized; prices validated).
+package protocol QuoteSource: Sendable {
+    var exchange: ExchangeID { get }
+    func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote]
+}

@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+import MarketAlertCore
+
+/// The daemon's durable state in SQLite (WAL): alert state per key, so a restart neither repeats nor
+/// loses an alert, and the webhook outbox. All access is synchronous and short; GRDB serializes writers.
+package final class StateStore: Sendable {
+    package let writer: any DatabaseWriter
+    package let path: String?
+
+    /// Opens (creating if needed) `directory/state.sqlite` and migrates it.
+    package init(directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = URL(fileURLWithPath: directory).appendingPathComponent("state.sqlite").path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)  // DatabasePool uses WAL
+        self.writer = pool
+        self.path = path
+        try Self.migrator.migrate(pool)
+    }
+
+    /// An in-memory store for tests.
+    package init(inMemory: ()) throws {
+        let queue = try DatabaseQueue()
+        self.writer = queue
+        self.path = nil
+        try Self.migrator.migrate(queue)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "alert_state") { t in
+                t.primaryKey("key", .text)
+                t.column("kind", .text).notNull()
+                t.column("state", .blob).notNull()
+                t.column("updated_at", .double).notNull()
+            }
+            try db.create(table: "webhook_outbox") { t in
+                t.autoIncrementedPrimaryKey("seq")
+                t.column("webhook", .text).notNull()
+                t.column("event_id", .text).notNull()
+                t.column("body", .blob).notNull()
+                t.column("created_at", .double).notNull()
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                t.column("next_attempt_at", .double).notNull()
+                t.column("last_error", .text)
+            }
+            try db.create(index: "webhook_outbox_by_webhook", on: "webhook_outbox", columns: ["webhook", "seq"])
+        }
+        return migrator
+    }
+
+    // MARK: Alert state
+
+    /// Every stored state of `kind`, decoded; rows that no longer decode are skipped (and reported).
+    package func loadStates<State: Decodable>(kind: String, as type: State.Type) throws -> (states: [String: State], undecodable: [String]) {
+        let rows = try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT key, state FROM alert_state WHERE kind = ?", arguments: [kind])
+        }
+        let decoder = JSONDecoder()
+        var states: [String: State] = [:]
+        var undecodable: [String] = []
+        for row in rows {
+            let key: String = row["key"]
+            let data: Data = row["state"]
+            if let state = try? decoder.decode(State.self, from: data) { states[key] = state } else { undecodable.append(key) }
+        }
+        return (states, undecodable)
+    }
+
+    package func saveState<State: Encodable>(_ state: State, key: String, kind: String, at now: Date) throws {
+        let data = try JSONEncoder().encode(state)
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO alert_state (key, kind, state, updated_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(key) DO UPDATE SET kind = excluded.kind, state = excluded.state, updated_at = excluded.updated_at
+                    """,
+                arguments: [key, kind, data, now.timeIntervalSince1970])
+        }
+    }
+
+    package func deleteState(key: String) throws {
+        try writer.write { db in try db.execute(sql: "DELETE FROM alert_state WHERE key = ?", arguments: [key]) }
+    }
+}
