@@ -177,6 +177,9 @@ package actor Supervisor: SourceHealthReporter {
             settings: settings.premium, book: book, converter: converter, now: now, onlyInvolving: exchanges)
         var events: [AlertEvent] = []
         for decision in decisions {
+            logger.debug("premium \(decision.key): \(decision.action), now \(decision.state.phase)", metadata: [
+                "pct": "\(decision.observation.map { NumberText.percent($0.pct) } ?? "n/a")",
+            ])
             // State first, then delivery: the actor may be re-entered while a sink awaits, and a newer state
             // must never be overwritten by an older one.
             if decision.stateChanged || decision.action != .none {
@@ -308,6 +311,7 @@ package actor Supervisor: SourceHealthReporter {
         let line = await statusLine()
         guard line != lastStatus else { return }
         lastStatus = line
+        logger.debug("status: \(line)")
         lifecycle.status(line)
     }
 
