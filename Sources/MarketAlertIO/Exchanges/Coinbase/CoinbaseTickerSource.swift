@@ -100,8 +100,9 @@ package struct CoinbaseTickerSource: QuoteSource {
     private static func decodeTicker(_ body: Data, product: String) throws(SourceError) -> Ticker {
         let source = ExchangeID.coinbase.rawValue
         let ticker = try ExchangeJSON.decode(Ticker.self, from: body, source: source)
-        if let message = ticker.message, ticker.price == nil {
-            throw SourceError(source: source, kind: .api, message: "\(product): \(message)")
+        if ticker.price == nil {
+            if let message = ticker.message { throw SourceError(source: source, kind: .api, message: "\(product): \(message)") }
+            throw SourceError(source: source, kind: .decode, message: "\(product): price: missing")
         }
         return ticker
     }
@@ -124,6 +125,7 @@ package struct CoinbaseTickerSource: QuoteSource {
     }
 
     struct Ticker: Decodable, Sendable {
+        /// Absent or `null` only on error answers; `"0"` and the like decode to a `WirePrice` without a price.
         var price: WirePrice?
         var bid: WirePrice?
         var ask: WirePrice?
