@@ -18,18 +18,30 @@ package struct BithumbTickerSource: QuoteSource {
     /// `BTC_KRW` (the public API's spelling of a market).
     package static func marketID(_ pair: MarketPair) -> String { "\(pair.base)_\(pair.quote)".uppercased() }
 
+    /// One request per watched quote currency. A premium rule may ask for a quote currency Bithumb lacks
+    /// (`quotes: [KRW, USDT]`): when one currency's request is refused (`.api`) or has none of the watched
+    /// coins (`.empty`) but another currency gives quotes, those are returned; timeouts, HTTP and decode
+    /// failures fail the poll.
     package func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
         let source = exchange.rawValue
         let byQuote = Dictionary(grouping: pairs) { $0.quote.uppercased() }
         var quotes: [Quote] = []
+        var refusals: [SourceError] = []
         for (quoteCurrency, group) in byQuote.sorted(by: { $0.key < $1.key }) {
-            let url = try ExchangeEndpoint.url(settings.baseURL, path: "/public/ticker/ALL_\(quoteCurrency)", source: source)
-            let body = try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
-                (400..<500).contains(status) ? Self.apiError(in: body) : nil
+            do throws(SourceError) {
+                let url = try ExchangeEndpoint.url(settings.baseURL, path: "/public/ticker/ALL_\(quoteCurrency)", source: source)
+                let body = try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
+                    (400..<500).contains(status) ? Self.apiError(in: body) : nil
+                }
+                quotes += try Self.decode(body.body, quoteCurrency: quoteCurrency, watched: Set(group), receivedAt: body.receivedAt)
+            } catch where error.kind == .api || error.kind == .empty {
+                refusals.append(SourceError(source: source, kind: error.kind, message: "ALL_\(quoteCurrency): \(error.message)"))
             }
-            quotes += try Self.decode(body.body, quoteCurrency: quoteCurrency, watched: Set(group), receivedAt: body.receivedAt)
         }
-        return quotes
+        if quotes.isEmpty, let first = refusals.first {
+            throw SourceError(source: source, kind: first.kind, message: refusals.map(\.message).joined(separator: "; "))
+        }
+        return quotes.sorted { $0.market < $1.market }
     }
 
     /// Decodes a `/public/ticker/ALL_<quoteCurrency>` body (the response does not name its quote currency, so

@@ -52,17 +52,24 @@ package struct CoinbaseTickerSource: QuoteSource {
             return nil
         }
         if let failure = failures.first(where: { $0.retryAfter != nil }) ?? failures.first { throw failure }
+        var receivedAt: [String: Date] = [:]
         for case (let product, .success(let fetched?)) in outcomes {
+            receivedAt[product] = fetched.receivedAt
             collector.add(
                 market: product, last: fetched.ticker.price?.price, bid: fetched.ticker.bid?.price, ask: fetched.ticker.ask?.price,
                 exchangeTime: fetched.time)
         }
-        return try collector.finish()
+        return try collector.finish().map { quote in
+            var quote = quote
+            quote.receivedAt = receivedAt[quote.market] ?? quote.receivedAt
+            return quote
+        }
     }
 
     private struct Fetched: Sendable {
         var ticker: Ticker
         var time: Date?
+        var receivedAt: Date
     }
 
     /// One product's ticker; `nil` when Coinbase does not list the product.
@@ -74,7 +81,7 @@ package struct CoinbaseTickerSource: QuoteSource {
                 (400..<500).contains(status) ? Self.apiError(in: body, status: status, product: product) : nil
             }
             let ticker = try Self.decodeTicker(body.body, product: product)
-            return .success(Fetched(ticker: ticker, time: try Self.time(of: ticker, product: product)))
+            return .success(Fetched(ticker: ticker, time: try Self.time(of: ticker, product: product), receivedAt: body.receivedAt))
         } catch where error.kind == .api && error.message.hasPrefix(Self.notListedPrefix) {
             return .success(nil)
         } catch {
@@ -100,8 +107,9 @@ package struct CoinbaseTickerSource: QuoteSource {
     private static func decodeTicker(_ body: Data, product: String) throws(SourceError) -> Ticker {
         let source = ExchangeID.coinbase.rawValue
         let ticker = try ExchangeJSON.decode(Ticker.self, from: body, source: source)
-        if let message = ticker.message, ticker.price == nil {
-            throw SourceError(source: source, kind: .api, message: "\(product): \(message)")
+        if ticker.price == nil {
+            if let message = ticker.message { throw SourceError(source: source, kind: .api, message: "\(product): \(message)") }
+            throw SourceError(source: source, kind: .decode, message: "\(product): price: missing")
         }
         return ticker
     }
@@ -124,6 +132,7 @@ package struct CoinbaseTickerSource: QuoteSource {
     }
 
     struct Ticker: Decodable, Sendable {
+        /// Absent or `null` only on error answers; `"0"` and the like decode to a `WirePrice` without a price.
         var price: WirePrice?
         var bid: WirePrice?
         var ask: WirePrice?

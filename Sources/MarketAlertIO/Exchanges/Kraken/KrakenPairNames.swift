@@ -6,18 +6,18 @@ import MarketAlertCore
 /// asset codes: asking for `XBTUSD` answers under the key `XXBTZUSD`, `ETHUSD` under `XETHZUSD`,
 /// `USDTUSD` under `USDTZUSD`, newer pairs under their plain name (`SOLUSD`). Response keys are therefore
 /// matched to the watched pairs by every spelling Kraken uses, never by position.
-enum KrakenPairNames {
+package enum KrakenPairNames {
     /// Kraken's own code for a normalized asset (`BTC` → `XBT`).
-    static func assetCode(_ asset: String) -> String {
+    package static func assetCode(_ asset: String) -> String {
         let upper = asset.uppercased()
         return aliases[upper] ?? upper
     }
 
     /// The pair name to request (`XBTUSD`).
-    static func requestName(_ pair: MarketPair) -> String { assetCode(pair.base) + assetCode(pair.quote) }
+    package static func requestName(_ pair: MarketPair) -> String { assetCode(pair.base) + assetCode(pair.quote) }
 
     /// Every key under which Kraken may answer for `pair`.
-    static func spellings(_ pair: MarketPair) -> Set<String> {
+    package static func spellings(_ pair: MarketPair) -> Set<String> {
         var result: Set<String> = []
         for base in assetSpellings(pair.base) {
             for quote in assetSpellings(pair.quote) { result.insert(base + quote) }
@@ -26,7 +26,7 @@ enum KrakenPairNames {
     }
 
     /// Response key → watched pair, for every spelling that belongs to exactly one watched pair.
-    static func index(_ pairs: Set<MarketPair>) -> [String: MarketPair] {
+    package static func index(_ pairs: Set<MarketPair>) -> [String: MarketPair] {
         var index: [String: MarketPair] = [:]
         var ambiguous: Set<String> = []
         for pair in pairs {

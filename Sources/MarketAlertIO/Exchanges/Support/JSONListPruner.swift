@@ -12,28 +12,28 @@ import Foundation
 /// (an element that is not an object, lacks `keyField`, or spells it with escapes) is kept for the decoder
 /// to judge, and a document whose `listPath` does not lead to an array (an error envelope, for instance)
 /// comes back unchanged.
-enum JSONListPruner {
-    struct Outcome {
+package enum JSONListPruner {
+    package struct Outcome {
         /// The document with the list cut down (or the original bytes when no list was found).
-        var document: Data
+        package var document: Data
         /// Number of elements the list had before pruning; `nil` when `listPath` led to no array.
-        var elementCount: Int?
+        package var elementCount: Int?
         /// Number of elements kept.
-        var keptCount: Int
+        package var keptCount: Int
     }
 
     /// Why the bytes are not JSON; `offset` counts bytes from the start of the body.
-    struct SyntaxError: Error, CustomStringConvertible {
-        var reason: String
-        var offset: Int
-        var description: String { "\(reason) at byte \(offset)" }
+    package struct SyntaxError: Error, CustomStringConvertible {
+        package var reason: String
+        package var offset: Int
+        package var description: String { "\(reason) at byte \(offset)" }
     }
 
     /// - Parameters:
     ///   - listPath: object keys leading from the root to the list; empty when the root is the list.
     ///   - keyField: the member of each element that identifies it (`symbol`, `instId`).
     ///   - keep: decides from that member's (unescaped) text whether the element is wanted.
-    static func prune(
+    package static func prune(
         _ data: Data, listPath: [String], keyField: String, keep: (String) -> Bool
     ) throws(SyntaxError) -> Outcome {
         let result: Result<Outcome, SyntaxError> = data.withUnsafeBytes { raw in
