@@ -52,6 +52,13 @@ package final class StateStore: Sendable {
             }
             try db.create(index: "webhook_outbox_by_webhook", on: "webhook_outbox", columns: ["webhook", "seq"])
         }
+        // When a queued notification stops being worth sending (created_at + the webhook's max_age at enqueue
+        // time), so rows of a webhook that was removed from the config can still be purged. NULL on older rows.
+        migrator.registerMigration("v2-webhook-outbox-expires-at") { db in
+            try db.alter(table: "webhook_outbox") { t in
+                t.add(column: "expires_at", .double)
+            }
+        }
         return migrator
     }
 

@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+import MarketAlertCore
+
+/// Sends one webhook's queued notifications, oldest first, one at a time: the next one is not tried until the
+/// one before it was delivered or dropped (head-of-line), so a receiver sees them in order. All state is in
+/// the outbox table, so a restart picks up where this left off (including a pending backoff).
+struct WebhookDeliveryLoop: Sendable {
+    let control: WebhookLoopControl
+    let store: StateStore
+    let sender: WebhookSender
+    let clock: any DaemonClock
+    let logger: Logger
+    let policy: WebhookRetryPolicy
+    let random: @Sendable () -> Double
+    let report: @Sendable (WebhookDeliveryReport) -> Void
+
+    /// Wait this long after the outbox table could not be read.
+    static let storeRetryDelay: Duration = .seconds(5)
+
+    /// Runs until stopped or cancelled. `predecessor` is a retiring loop of the same webhook; it is awaited
+    /// first so two loops never send for one webhook at once.
+    @concurrent func run(after predecessor: Task<Void, Never>?) async {
+        await predecessor?.value
+        var wakeups = control.wakeups.makeAsyncIterator()
+        while !Task.isCancelled, !control.isStopping {
+            let target = control.target
+            let head: WebhookOutboxRow?
+            do {
+                head = try store.webhookOutboxHead(webhook: target.name)
+            } catch {
+                logger.error("cannot read the webhook outbox: \(error)", metadata: ["webhook": "\(target.name)"])
+                do { try await clock.sleep(for: Self.storeRetryDelay) } catch { return }
+                continue
+            }
+            guard let row = head else {
+                // Queue empty: wait for a wake-up (buffered, so one sent since the read above is not lost).
+                guard await wakeups.next() != nil else { return }
+                continue
+            }
+            let now = clock.now()
+            let expiry = row.createdAt.addingTimeInterval(target.maxAge.seconds)
+            if now >= expiry {
+                let reason = WebhookRetryPolicy.expiredReason(maxAge: target.maxAge, attempts: row.attempts, lastError: row.lastError)
+                if !finish(row, target: target, decision: .drop(reason: reason), result: nil) {
+                    do { try await clock.sleep(for: Self.storeRetryDelay) } catch { return }
+                }
+                continue
+            }
+            if row.nextAttemptAt > now {
+                do { try await clock.sleep(until: min(row.nextAttemptAt, expiry)) } catch { return }
+                continue
+            }
+            guard control.beginAttempt() else { return }
+            let result = await sender.send(row, to: target, attemptAt: now)
+            let stopRequested = control.endAttempt()
+            if Task.isCancelled, result.isFailure {
+                return  // cancelled mid-request: leave the row as it was; it is sent again after a restart
+            }
+            let decision = policy.decide(
+                result, attempts: row.attempts + 1, createdAt: row.createdAt, maxAge: target.maxAge, now: clock.now(),
+                random: random())
+            let recorded = finish(row, target: target, decision: decision, result: result)
+            if stopRequested { return }
+            if !recorded {
+                // The table still holds the old row; wait rather than resend it in a tight loop.
+                do { try await clock.sleep(for: Self.storeRetryDelay) } catch { return }
+            }
+        }
+    }
+
+    /// Applies a decision to the outbox table, logs it and reports it; false when the table could not be updated.
+    private func finish(
+        _ row: WebhookOutboxRow, target: WebhookTarget, decision: WebhookRetryPolicy.Decision, result: WebhookAttemptResult?
+    ) -> Bool {
+        var logger = logger
+        logger[metadataKey: "webhook"] = "\(target.name)"
+        logger[metadataKey: "event_id"] = "\(row.eventID)"
+        let attempts = result == nil ? row.attempts : row.attempts + 1
+        switch decision {
+        case .delivered:
+            let removed = remove(row, logger: logger, context: "delivered")
+            if attempts > 1 {
+                logger.info("webhook notification delivered after \(attempts) attempts")
+            } else {
+                logger.debug("webhook notification delivered")
+            }
+            report(.delivered(webhook: target.name, eventID: row.eventID, attempts: attempts))
+            return removed
+        case .retry(let at):
+            let error = target.redact(result?.reason ?? "")
+            var recorded = true
+            do {
+                try store.recordWebhookFailure(seq: row.seq, attempts: attempts, nextAttemptAt: at, error: error)
+            } catch {
+                logger.error("cannot record a failed webhook attempt: \(error)")
+                recorded = false
+            }
+            // Once per notification, then every 10th attempt, so a dead receiver does not flood the log.
+            let level: Logger.Level = attempts == 1 || attempts % 10 == 0 ? .warning : .debug
+            logger.log(level: level, "webhook attempt \(attempts) failed, retrying at \(Timestamp.rfc3339(at)): \(error)")
+            report(.retrying(webhook: target.name, eventID: row.eventID, attempts: attempts, nextAttemptAt: at, error: error))
+            return recorded
+        case .drop(let reason):
+            let reason = target.redact(reason)
+            let removed = remove(row, logger: logger, context: "dropped")
+            logger.error("webhook notification dropped: \(reason)")
+            report(.dropped(webhook: target.name, eventID: row.eventID, attempts: attempts, reason: reason))
+            return removed
+        }
+    }
+
+    private func remove(_ row: WebhookOutboxRow, logger: Logger, context: String) -> Bool {
+        do {
+            try store.deleteWebhookNotification(seq: row.seq)
+            return true
+        } catch {
+            logger.error("cannot remove a \(context) webhook notification from the outbox (it may be sent again): \(error)")
+            return false
+        }
+    }
+}
+
+extension WebhookAttemptResult {
+    var isFailure: Bool {
+        if case .delivered = self { return false }
+        return true
+    }
+}
