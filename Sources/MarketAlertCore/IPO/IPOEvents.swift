@@ -1,0 +1,87 @@
+import Foundation
+
+/// Builds the alert events of IPO subscription notices (kind `ipo`, key `ipo/<source>/<code>/<start>`).
+package enum IPOEvents {
+    /// The event for `notice`, detected at `now`. `status` is the new state, or `announced`.
+    package static func event(id: String, offering: IPOOffering, notice: SubscriptionStateMachine.Notice, today: CalendarDay, now: Date) -> AlertEvent {
+        let detail = IPODetail(
+            source: offering.source, code: offering.code, name: offering.name, market: offering.market,
+            state: notice.state, previousState: notice.previousState, subscriptionStart: offering.subscriptionStart?.iso,
+            subscriptionEnd: offering.subscriptionEnd?.iso, lotteryDate: offering.lotteryDate?.iso,
+            listingDate: offering.listingDate?.iso, price: offering.price, shares: offering.offeredShares,
+            timeZone: offering.timeZone)
+        let status = notice.notification == .announced ? "announced" : notice.state.rawValue
+        return AlertEvent(
+            id: id, key: offering.key, kind: .ipo, status: status, severity: severity(notice.notification), at: now,
+            summary: summary(offering: offering, notice: notice, today: today), ipo: detail)
+    }
+
+    package static func severity(_ notification: IPONotification) -> Severity {
+        switch notification {
+        case .opens, .last_day: .notice
+        case .announced, .closed, .lottery_day: .info
+        }
+    }
+
+    /// One line, e.g. `IPO 7795 長廣 (初上市) opens today 2024-01-02 (Asia/Taipei), closes 2024-01-04, price 45.00 TWD`.
+    package static func summary(offering: IPOOffering, notice: SubscriptionStateMachine.Notice, today: CalendarDay) -> String {
+        let zone = offering.timeZone
+        let start = offering.subscriptionStart?.iso ?? "?"
+        let end = offering.subscriptionEnd?.iso ?? "?"
+        var parts: [String] = []
+        switch notice.notification {
+        case .announced:
+            if offering.window != nil {
+                parts.append("announced: subscription \(start) to \(end) (\(zone))")
+            } else {
+                parts.append("announced with subscription dates not understood "
+                    + "(\"\(offering.subscriptionStartText)\" to \"\(offering.subscriptionEndText)\")")
+            }
+            if let lottery = offering.lotteryDate { parts.append("lottery \(lottery.iso)") }
+            parts.append(contentsOf: priceText(offering))
+            if let shares = offering.offeredShares {
+                parts.append("\(NumberText.grouped(Decimal(shares), fractionDigits: 0)) shares")
+            }
+        case .opens:
+            if notice.catchUp {
+                parts.append("subscription open since \(start) (\(zone))")
+            } else {
+                parts.append("opens today \(start) (\(zone))")
+            }
+            parts.append(offering.subscriptionEnd == today ? "closes today \(end)" : "closes \(end)")
+            parts.append(contentsOf: priceText(offering))
+        case .last_day:
+            parts.append("last day to subscribe today \(end) (\(zone))")
+            parts.append(contentsOf: priceText(offering))
+        case .closed:
+            parts.append("subscription closed \(end) (\(zone))")
+            if let lottery = offering.lotteryDate { parts.append("lottery \(lottery.iso)") }
+        case .lottery_day:
+            parts.append("lottery draw today \(offering.lotteryDate?.iso ?? today.iso) (\(zone))")
+            parts.append(contentsOf: priceText(offering))
+        }
+        if let cancelled = offering.drawCancelled { parts.append("public draw cancelled: \(cancelled)") }
+        return "IPO \(title(offering)) " + parts.joined(separator: ", ")
+    }
+
+    /// `7795 長廣 (初上市)`.
+    package static func title(_ offering: IPOOffering) -> String {
+        var text = offering.code
+        if !offering.name.isEmpty { text += " \(offering.name)" }
+        if let market = offering.market, !market.isEmpty { text += " (\(market))" }
+        return text
+    }
+
+    /// `price 45.00 TWD`, `price 102.00 TWD (not final)`, or nothing when no price is published.
+    private static func priceText(_ offering: IPOOffering) -> [String] {
+        guard let price = offering.price else { return [] }
+        let suffix = offering.priceIsProvisional ? " (not final)" : ""
+        return ["price \(priceDigits(price)) \(offering.currency)\(suffix)"]
+    }
+
+    /// At least two decimals, more when the published price has them (`98.654`), never rounded away.
+    package static func priceDigits(_ price: Decimal) -> String {
+        let places = min(max(2, -price.exponent), 8)
+        return NumberText.grouped(price, fractionDigits: places)
+    }
+}
