@@ -7,3 +7,14 @@ package protocol QuoteSource: Sendable {
     var exchange: ExchangeID { get }
     func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote]
 }
+
+extension QuoteSource {
+    /// One poll as a value: the quotes, or the source's error.
+    package func poll(_ pairs: Set<MarketPair>) async -> Result<[Quote], SourceError> {
+        do throws(SourceError) {
+            return .success(try await fetchQuotes(for: pairs))
+        } catch {
+            return .failure(error)
+        }
+    }
+}

@@ -25,8 +25,11 @@ package struct HTTPFetcher: Sendable {
         self.clock = clock
     }
 
+    /// - Parameter explainError: given the status and body of a non-2xx answer that is not rate limiting, may
+    ///   return a more precise error (an exchange's own error envelope sent with HTTP 400/404 becomes `.api`).
     package func get(
-        _ url: URL, source: String, headers: [(String, String)] = [], timeout: Duration
+        _ url: URL, source: String, headers: [(String, String)] = [], timeout: Duration,
+        explainError: (_ status: Int, _ body: Data) -> SourceError? = { _, _ in nil }
     ) async throws(SourceError) -> FetchedBody {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = .GET
@@ -51,6 +54,7 @@ package struct HTTPFetcher: Sendable {
                     source: source, kind: .rateLimited(status: status, retryAfter: retryAfter),
                     message: "HTTP \(status) rate limited\(wait)")
             }
+            if let explained = explainError(status, data) { throw explained }
             throw SourceError(source: source, kind: .http(status: status), message: "HTTP \(status)\(Self.snippet(data))")
         }
         if Self.looksLikeHTML(data) {

@@ -1,0 +1,30 @@
+extension Settings {
+    /// Exchanges some premium rule uses, enabled, with the pairs to ask each for (rule assets × quotes).
+    package var watchedPairsByExchange: [ExchangeID: Set<MarketPair>] {
+        var result: [ExchangeID: Set<MarketPair>] = [:]
+        for rule in premium.rules {
+            for exchange in rule.exchanges where exchanges[exchange]?.enabled == true {
+                for asset in rule.assets {
+                    for quote in rule.quotes { result[exchange, default: []].insert(MarketPair(base: asset, quote: quote)) }
+                }
+            }
+        }
+        return result
+    }
+
+    /// Fiat currencies that need a `USD/<currency>` rate: non-USD fiat quotes of rules, a non-USD reference,
+    /// and the quote side of FX alerts.
+    package var neededFXCurrencies: Set<String> {
+        var result: Set<String> = []
+        for rule in premium.rules {
+            for quote in rule.quotes {
+                let fiat = premium.stablecoinsAs[quote] ?? quote
+                if fiat != "USD", fiat != premium.reference || premium.reference != "USD" { result.insert(fiat) }
+            }
+        }
+        if premium.reference != "USD", !premium.rules.isEmpty { result.insert(premium.reference) }
+        for alert in fx.alerts where alert.base == "USD" { result.insert(alert.quote) }
+        result.remove("USD")
+        return result
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import MarketAlertCore
+
+/// Bithumb (public API): `GET /public/ticker/ALL_KRW`, one request per quote currency watched (`ALL_BTC`,
+/// `ALL_USDT` where Bithumb has such a market). `data` maps each coin to its ticker and also holds the shared
+/// `date` (ms, a string); only the watched coins are decoded. No bid or ask: `closing_price` is the last price.
+/// The v1 API's Upbit-style array (`[{"market":"KRW-BTC","trade_price":…}]`) is decoded too.
+package struct BithumbTickerSource: QuoteSource {
+    package var exchange: ExchangeID { .bithumb }
+    package let settings: ExchangeSettings
+    package let fetcher: HTTPFetcher
+
+    package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
+        self.settings = settings
+        self.fetcher = fetcher
+    }
+
+    /// `BTC_KRW` (the public API's spelling of a market).
+    package static func marketID(_ pair: MarketPair) -> String { "\(pair.base)_\(pair.quote)".uppercased() }
+
+    package func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
+        let source = exchange.rawValue
+        let byQuote = Dictionary(grouping: pairs) { $0.quote.uppercased() }
+        var quotes: [Quote] = []
+        for (quoteCurrency, group) in byQuote.sorted(by: { $0.key < $1.key }) {
+            let url = try ExchangeEndpoint.url(settings.baseURL, path: "/public/ticker/ALL_\(quoteCurrency)", source: source)
+            let body = try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
+                (400..<500).contains(status) ? Self.apiError(in: body) : nil
+            }
+            quotes += try Self.decode(body.body, quoteCurrency: quoteCurrency, watched: Set(group), receivedAt: body.receivedAt)
+        }
+        return quotes
+    }
+
+    /// Decodes a `/public/ticker/ALL_<quoteCurrency>` body (the response does not name its quote currency, so
+    /// the caller says which it asked for); `status != "0000"` is `.api`. A v1 array body carries its own
+    /// `QUOTE-BASE` codes and ignores `quoteCurrency`.
+    package static func decode(
+        _ body: Data, quoteCurrency: String, watched: Set<MarketPair>, receivedAt: Date
+    ) throws(SourceError) -> [Quote] {
+        let source = ExchangeID.bithumb.rawValue
+        if ExchangeJSON.firstSignificantByte(body) == UInt8(ascii: "[") {
+            let rows = try ExchangeJSON.decode([UpbitStyleTicker].self, from: body, source: source)
+            var collector = QuoteCollector(exchange: .bithumb, receivedAt: receivedAt, pairs: watched) { "\($0.quote)-\($0.base)".uppercased() }
+            UpbitStyleTicker.add(rows, to: &collector)
+            return try collector.finish()
+        }
+        let quoteCurrency = quoteCurrency.uppercased()
+        let relevant = watched.filter { $0.quote.uppercased() == quoteCurrency }
+        let coins = Set(relevant.map { $0.base.uppercased() })
+        let envelope = try ExchangeJSON.decode(Envelope.self, from: body, source: source, userInfo: [CoinMap.watchedCoinsKey: coins])
+        if let error = envelope.error { throw error }
+        guard let data = envelope.data else {
+            throw SourceError(source: source, kind: .decode, message: "data: missing")
+        }
+        var collector = QuoteCollector(exchange: .bithumb, receivedAt: receivedAt, pairs: relevant, marketID: marketID)
+        collector.listCount = data.coinCount
+        for (coin, ticker) in data.tickers {
+            collector.add(market: "\(coin)_\(quoteCurrency)", last: ticker.closing_price?.price, exchangeTime: data.date?.date)
+        }
+        return try collector.finish()
+    }
+
+    static func apiError(in body: Data) -> SourceError? {
+        (try? JSONDecoder().decode(Envelope.self, from: body))?.error
+    }
+
+    struct Envelope: Decodable {
+        var status: WireCode
+        var message: String?
+        var data: CoinMap?
+
+        enum CodingKeys: String, CodingKey { case status, message, data }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            status = try container.decode(WireCode.self, forKey: .status)
+            message = try container.decodeIfPresent(String.self, forKey: .message)
+            // An error envelope's `data` is absent or of no interest; only a success carries the coin map.
+            data = status.text == "0000" ? try container.decodeIfPresent(CoinMap.self, forKey: .data) : nil
+        }
+
+        var error: SourceError? {
+            guard status.text != "0000" else { return nil }
+            return SourceError(source: ExchangeID.bithumb.rawValue, kind: .api, message: "status \(status.text): \(message ?? "")")
+        }
+    }
+
+    /// `data` of `ALL_<quote>`: coin → ticker, plus `date`. Decodes only the coins named in
+    /// `userInfo[watchedCoinsKey]` (a `Set<String>`), so the other few hundred are never built.
+    struct CoinMap: Decodable {
+        static let watchedCoinsKey = CodingUserInfoKey(rawValue: "marketalertd.bithumb.watchedCoins")!  // constant, valid
+
+        var tickers: [(coin: String, ticker: CoinTicker)] = []
+        var date: WireMillis?
+        /// Coins in the map (every key but `date`).
+        var coinCount = 0
+
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            if container.contains(Key(stringValue: "closing_price")) {
+                throw DecodingError.dataCorrupted(.init(
+                    codingPath: container.codingPath,
+                    debugDescription: "single-market ticker (data.closing_price), expected the ALL_<quote> map"))
+            }
+            let watched = decoder.userInfo[Self.watchedCoinsKey] as? Set<String> ?? []
+            let dateKey = Key(stringValue: "date")
+            date = try container.decodeIfPresent(WireMillis.self, forKey: dateKey)
+            coinCount = container.allKeys.count - (container.contains(dateKey) ? 1 : 0)
+            for coin in watched.sorted() {
+                if let ticker = try container.decodeIfPresent(CoinTicker.self, forKey: Key(stringValue: coin)) {
+                    tickers.append((coin, ticker))
+                }
+            }
+        }
+    }
+
+    struct CoinTicker: Decodable {
+        var closing_price: WirePrice?
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import MarketAlertCore
+
+/// Coinbase Exchange: `GET /products/{BASE-QUOTE}/ticker`.
+///
+/// Coinbase Exchange has no bulk ticker endpoint, so this source makes one request per watched product,
+/// at most `maxConcurrentRequests` at a time (the public limit is about 10 requests per second per IP).
+/// A product Coinbase does not list (`404 {"message":"NotFound"}`) is simply missing from the result; any
+/// other failure fails the poll. The quote time is the ISO-8601 `time` (microseconds) of the last trade.
+package struct CoinbaseTickerSource: QuoteSource {
+    package var exchange: ExchangeID { .coinbase }
+    package let settings: ExchangeSettings
+    package let fetcher: HTTPFetcher
+    package var maxConcurrentRequests = 4
+
+    package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
+        self.settings = settings
+        self.fetcher = fetcher
+    }
+
+    /// `BTC-USD`.
+    package static func productID(_ pair: MarketPair) -> String { "\(pair.base)-\(pair.quote)".uppercased() }
+
+    package func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
+        guard !pairs.isEmpty else { return [] }
+        var collector = QuoteCollector(exchange: .coinbase, receivedAt: fetcher.clock.now(), pairs: pairs, marketID: Self.productID)
+        collector.listCount = pairs.count
+        let products = pairs.map(Self.productID).sorted()
+        let outcomes = await withTaskGroup(of: (String, Result<Fetched?, SourceError>).self) { group in
+            var outcomes: [(String, Result<Fetched?, SourceError>)] = []
+            var next = 0
+            func startNext() {
+                guard next < products.count else { return }
+                let product = products[next]
+                next += 1
+                group.addTask { (product, await fetchProduct(product)) }
+            }
+            for _ in 0..<max(1, maxConcurrentRequests) { startNext() }
+            while let outcome = await group.next() {
+                outcomes.append(outcome)
+                if case .failure = outcome.1 {
+                    group.cancelAll()
+                } else {
+                    startNext()
+                }
+            }
+            return outcomes
+        }
+        // The first real failure wins, rate limiting first (it tells the poller how long to wait).
+        let failures = outcomes.compactMap { outcome -> SourceError? in
+            if case .failure(let error) = outcome.1 { return error }
+            return nil
+        }
+        if let failure = failures.first(where: { $0.retryAfter != nil }) ?? failures.first { throw failure }
+        for case (let product, .success(let fetched?)) in outcomes {
+            collector.add(
+                market: product, last: fetched.ticker.price?.price, bid: fetched.ticker.bid?.price, ask: fetched.ticker.ask?.price,
+                exchangeTime: fetched.time)
+        }
+        return try collector.finish()
+    }
+
+    private struct Fetched: Sendable {
+        var ticker: Ticker
+        var time: Date?
+    }
+
+    /// One product's ticker; `nil` when Coinbase does not list the product.
+    private func fetchProduct(_ product: String) async -> Result<Fetched?, SourceError> {
+        let source = exchange.rawValue
+        do throws(SourceError) {
+            let url = try ExchangeEndpoint.url(settings.baseURL, path: "/products/\(ExchangeEndpoint.encode(product))/ticker", source: source)
+            let body = try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
+                (400..<500).contains(status) ? Self.apiError(in: body, status: status, product: product) : nil
+            }
+            let ticker = try Self.decodeTicker(body.body, product: product)
+            return .success(Fetched(ticker: ticker, time: try Self.time(of: ticker, product: product)))
+        } catch where error.kind == .api && error.message.hasPrefix(Self.notListedPrefix) {
+            return .success(nil)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Decodes one `/products/{id}/ticker` body into a quote for `product`.
+    package static func decode(_ body: Data, product pair: MarketPair, receivedAt: Date) throws(SourceError) -> Quote {
+        let product = productID(pair)
+        let ticker = try decodeTicker(body, product: product)
+        var collector = QuoteCollector(exchange: .coinbase, receivedAt: receivedAt, pairs: [pair], marketID: productID)
+        collector.listCount = 1
+        collector.add(
+            market: product, last: ticker.price?.price, bid: ticker.bid?.price, ask: ticker.ask?.price,
+            exchangeTime: try time(of: ticker, product: product))
+        guard let quote = try collector.finish().first else {
+            throw SourceError(source: ExchangeID.coinbase.rawValue, kind: .empty, message: "no quote for \(product)")
+        }
+        return quote
+    }
+
+    private static func decodeTicker(_ body: Data, product: String) throws(SourceError) -> Ticker {
+        let source = ExchangeID.coinbase.rawValue
+        let ticker = try ExchangeJSON.decode(Ticker.self, from: body, source: source)
+        if let message = ticker.message, ticker.price == nil {
+            throw SourceError(source: source, kind: .api, message: "\(product): \(message)")
+        }
+        return ticker
+    }
+
+    /// `2024-03-13T11:10:41.270099Z`; absent is no time, unparsable is `.decode`.
+    private static func time(of ticker: Ticker, product: String) throws(SourceError) -> Date? {
+        guard let text = ticker.time else { return nil }
+        guard let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) else {
+            throw SourceError(source: ExchangeID.coinbase.rawValue, kind: .decode, message: "\(product): time: not an ISO-8601 time: \(text.prefix(40))")
+        }
+        return date
+    }
+
+    private static let notListedPrefix = "product not listed"
+
+    static func apiError(in body: Data, status: Int, product: String) -> SourceError? {
+        guard let message = (try? JSONDecoder().decode(Ticker.self, from: body))?.message else { return nil }
+        let prefix = status == 404 ? "\(notListedPrefix) " : ""
+        return SourceError(source: ExchangeID.coinbase.rawValue, kind: .api, message: "\(prefix)\(product): \(message)")
+    }
+
+    struct Ticker: Decodable, Sendable {
+        var price: WirePrice?
+        var bid: WirePrice?
+        var ask: WirePrice?
+        var time: String?
+        /// Present on error answers: `{"message":"NotFound"}`.
+        var message: String?
+    }
+}

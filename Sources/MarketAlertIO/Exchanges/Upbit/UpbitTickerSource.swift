@@ -1,0 +1,127 @@
+import Foundation
+import MarketAlertCore
+
+/// Upbit: `GET /v1/ticker?markets=KRW-BTC,KRW-ETH` (market codes are `QUOTE-BASE`). Prices are JSON numbers,
+/// read exactly; no bid or ask; the quote time is `trade_timestamp` (ms, the last trade, which `trade_price`
+/// is), falling back to `timestamp`.
+///
+/// Upbit answers `404 {"error":{"name":"404","message":"Code not found"}}` for the whole request when one
+/// code is not listed. The source then reads `/v1/market/all` once, remembers the unlisted codes for an hour
+/// (`UnlistedMarkets`) and asks again for the listed ones.
+package struct UpbitTickerSource: QuoteSource {
+    package var exchange: ExchangeID { .upbit }
+    package let settings: ExchangeSettings
+    package let fetcher: HTTPFetcher
+    let unlisted: UnlistedMarkets
+
+    package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
+        self.init(settings: settings, fetcher: fetcher, unlisted: UnlistedMarkets())
+    }
+
+    init(settings: ExchangeSettings, fetcher: HTTPFetcher, unlisted: UnlistedMarkets) {
+        self.settings = settings
+        self.fetcher = fetcher
+        self.unlisted = unlisted
+    }
+
+    /// `KRW-BTC`.
+    package static func marketCode(_ pair: MarketPair) -> String { "\(pair.quote)-\(pair.base)".uppercased() }
+
+    package func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
+        guard !pairs.isEmpty else { return [] }
+        let known = unlisted.unlisted(now: fetcher.clock.now())
+        let requested = pairs.filter { !known.contains(Self.marketCode($0)) }
+        guard !requested.isEmpty else { throw unlisted.allUnlistedError(Set(pairs.map(Self.marketCode)), source: exchange.rawValue) }
+        do {
+            return try await tickers(for: requested)
+        } catch let error where Self.isUnknownMarket(error) {
+            let listed = try await listedMarkets()
+            let requestedCodes = Set(requested.map(Self.marketCode))
+            let missing = requestedCodes.subtracting(listed)
+            guard !missing.isEmpty else { throw error }
+            unlisted.record(missing, now: fetcher.clock.now())
+            let remaining = requested.filter { listed.contains(Self.marketCode($0)) }
+            guard !remaining.isEmpty else { throw unlisted.allUnlistedError(requestedCodes, source: exchange.rawValue) }
+            return try await tickers(for: remaining)
+        }
+    }
+
+    private func tickers(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
+        let source = exchange.rawValue
+        let markets = pairs.map(Self.marketCode).sorted().joined(separator: ",")
+        let url = try ExchangeEndpoint.url(settings.baseURL, path: "/v1/ticker", query: [("markets", markets)], source: source)
+        let body = try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
+            (400..<500).contains(status) ? Self.apiError(in: body, status: status) : nil
+        }
+        return try Self.decode(body.body, watched: pairs, receivedAt: body.receivedAt)
+    }
+
+    /// Every market code Upbit lists (`GET /v1/market/all`).
+    private func listedMarkets() async throws(SourceError) -> Set<String> {
+        let source = exchange.rawValue
+        let url = try ExchangeEndpoint.url(settings.baseURL, path: "/v1/market/all", source: source)
+        let body = try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
+            (400..<500).contains(status) ? Self.apiError(in: body, status: status) : nil
+        }
+        let markets = try ExchangeJSON.decode([ListedMarket].self, from: body.body, source: source)
+        return Set(markets.map(\.market))
+    }
+
+    /// Decodes a `/v1/ticker` body (a JSON array; an `{"error":…}` object is `.api`).
+    package static func decode(_ body: Data, watched: Set<MarketPair>, receivedAt: Date) throws(SourceError) -> [Quote] {
+        let source = ExchangeID.upbit.rawValue
+        if ExchangeJSON.firstSignificantByte(body) == UInt8(ascii: "{") {
+            throw apiError(in: body, status: 200)
+                ?? SourceError(source: source, kind: .decode, message: "expected a JSON array of tickers, got an object")
+        }
+        let rows = try ExchangeJSON.decode([UpbitStyleTicker].self, from: body, source: source)
+        var collector = QuoteCollector(exchange: .upbit, receivedAt: receivedAt, pairs: watched, marketID: marketCode)
+        UpbitStyleTicker.add(rows, to: &collector)
+        return try collector.finish()
+    }
+
+    private static let unknownMarketPrefix = "market not listed"
+
+    /// `{"error":{"name":"404","message":"Code not found"}}` as `.api`.
+    static func apiError(in body: Data, status: Int) -> SourceError? {
+        guard let envelope = try? JSONDecoder().decode(ErrorBody.self, from: body) else { return nil }
+        let name = envelope.error.name?.text ?? ""
+        let message = envelope.error.message ?? ""
+        let unknown = status == 404 && message.localizedCaseInsensitiveContains("code not found")
+        return SourceError(
+            source: ExchangeID.upbit.rawValue, kind: .api,
+            message: "\(unknown ? unknownMarketPrefix + " " : "")error \(name): \(message)")
+    }
+
+    static func isUnknownMarket(_ error: SourceError) -> Bool {
+        error.kind == .api && error.message.hasPrefix(unknownMarketPrefix)
+    }
+
+    struct ErrorBody: Decodable {
+        var error: Detail
+        struct Detail: Decodable {
+            var name: WireCode?
+            var message: String?
+        }
+    }
+
+    struct ListedMarket: Decodable {
+        var market: String
+    }
+}
+
+/// One row of Upbit's `/v1/ticker` (also Bithumb's v1 API, which copies it): `QUOTE-BASE` market code,
+/// JSON-number prices, millisecond timestamps.
+struct UpbitStyleTicker: Decodable {
+    var market: String
+    var trade_price: WirePrice?
+    var trade_timestamp: WireMillis?
+    var timestamp: WireMillis?
+
+    static func add(_ rows: [UpbitStyleTicker], to collector: inout QuoteCollector) {
+        collector.listCount = rows.count
+        for row in rows {
+            collector.add(market: row.market, last: row.trade_price?.price, exchangeTime: (row.trade_timestamp ?? row.timestamp)?.date)
+        }
+    }
+}

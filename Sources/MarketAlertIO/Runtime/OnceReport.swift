@@ -1,0 +1,49 @@
+import Foundation
+import MarketAlertCore
+
+/// The table `marketalertd once` prints: premiums per rule and asset, source health, IPO offerings.
+package enum OnceReport {
+    package static func render(
+        premiums: [(rule: String, asset: String, observation: PremiumObservation?)], reference: String, ipo: [String],
+        health: [String: SourceHealth]
+    ) -> String {
+        var rows: [[String]] = [["RULE", "ASSET", "PREMIUM", "HIGH", "LOW"]]
+        for entry in premiums {
+            guard let observation = entry.observation else {
+                rows.append([entry.rule, entry.asset, "n/a", "(fewer than two fresh prices)", ""])
+                continue
+            }
+            rows.append([
+                entry.rule, entry.asset, "\(NumberText.percent(observation.pct))%",
+                side(observation.high, reference: reference), side(observation.low, reference: reference),
+            ])
+        }
+        var lines = table(rows)
+        lines.append("")
+        lines.append("SOURCES")
+        if health.isEmpty { lines.append("  (none polled)") }
+        for (name, state) in health.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(name): " + (state.consecutiveFailures == 0 ? "ok" : "failing: \(state.lastError ?? "error")"))
+        }
+        if !ipo.isEmpty {
+            lines.append("")
+            lines.append("IPO SUBSCRIPTIONS")
+            lines += ipo.map { "  \($0)" }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func side(_ priced: PricedQuote, reference: String) -> String {
+        var text = "\(priced.quote.exchange.rawValue) \(NumberText.price(priced.price.exact)) \(priced.quote.quote)"
+        if priced.quote.quote != reference { text += " = \(NumberText.price(priced.priceRef)) \(reference)" }
+        return text
+    }
+
+    private static func table(_ rows: [[String]]) -> [String] {
+        let widths = (0..<(rows.first?.count ?? 0)).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { $0.element.padding(toLength: widths[$0.offset], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MarketAlertCore
+import MarketAlertIO
+
+@main
+struct MarketAlertd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "marketalertd",
+        abstract: "Alerts on cross-exchange crypto premiums and Taiwan IPO subscription windows.",
+        discussion: """
+            marketalertd polls the public tickers of crypto exchanges, converts every price into one reference \
+            currency (KRW through USD/KRW rates), and alerts when the premium between the dearest and the \
+            cheapest exchange crosses a level and when it clears. It also watches TWSE's public-subscription \
+            calendar and alerts when a subscription opens and on its last day. Alerts go to stdout, webhooks \
+            and the systemd journal.
+            """,
+        version: MarketAlertVersion.current,
+        subcommands: [Run.self, CheckConfig.self, Once.self],
+        defaultSubcommand: Run.self
+    )
+}
+
+struct ConfigOption: ParsableArguments {
+    @Option(name: .shortAndLong, help: "Path to the YAML config file.")
+    var config: String = "/etc/marketalertd/marketalertd.yaml"
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .info
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the daemon (the default). SIGHUP reloads the config; SIGTERM or SIGINT stops it gracefully.")
+
+    @OptionGroup var options: ConfigOption
+
+    func run() async throws {
+        let logger = DaemonLogging.bootstrapDaemonLogging(level: options.logLevel)
+        let code = await Daemon.run(configPath: options.config, logger: logger, lifecycle: DaemonLogging.lifecycleObserver())
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+struct CheckConfig: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config",
+        abstract: "Validate a config file: exit 0 when it is valid, non-zero listing every problem otherwise.")
+
+    @OptionGroup var options: ConfigOption
+
+    func run() async throws {
+        do throws(ConfigError) {
+            let loaded = try ConfigLoader.load(path: options.config)
+            for warning in loaded.warnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
+            let settings = loaded.settings
+            print("\(options.config): ok (\(settings.enabledExchanges.count) exchanges, \(settings.premium.rules.count) premium rules, "
+                + "\(settings.fx.providers.count) FX providers, \(settings.ipo.sources.count) IPO sources, "
+                + "\(settings.sinks.webhooks.count) webhooks)")
+        } catch {
+            for issue in error.issues { FileHandle.standardError.write(Data("\(options.config): \(issue)\n".utf8)) }
+            FileHandle.standardError.write(Data("\(error.issues.count) problem(s) found\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
+
+struct Once: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Poll every enabled source once, print the alerts a first evaluation emits and a table of premiums and IPO states, then exit.")
+
+    @OptionGroup var options: ConfigOption
+
+    func run() async throws {
+        let logger = DaemonLogging.bootstrapDaemonLogging(level: options.logLevel)
+        let result = await Daemon.once(configPath: options.config, logger: logger)
+        print(result.report)
+        if result.code != 0 { throw ExitCode(result.code) }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Logging
+import MarketAlertCore
+import MarketAlertIO
+import MarketAlertTestSupport
+import Testing
+
+/// The supervisor in virtual time: pollers and the tick loop sleep on a ManualClock, and every step waits
+/// for the loops to be asleep again (`waitForSleepers`) before the test looks or moves time. Nothing sleeps.
+@Suite(.serialized) struct SupervisorTests {
+    let start = Date(timeIntervalSince1970: 1_763_800_000)
+
+    struct Harness {
+        let clock: ManualClock
+        let binance: ScriptedQuoteSource
+        let bybit: ScriptedQuoteSource
+        let sink = RecordingSink()
+        let lifecycle = RecordingLifecycle(watchdogInterval: .seconds(2))
+        let supervisor: Supervisor
+        let task: Task<Void, Never>
+
+        init(settings: Settings, store: StateStore?, start: Date) {
+            let clock = ManualClock(now: start)
+            let binance = ScriptedQuoteSource(.binance, clock: clock)
+            let bybit = ScriptedQuoteSource(.bybit, clock: clock)
+            binance.set("BTC", "100000")
+            bybit.set("BTC", "100010")
+            let components = SupervisorComponents(makeQuoteSource: { $0.id == .binance ? binance : bybit })
+            self.clock = clock
+            self.binance = binance
+            self.bybit = bybit
+            supervisor = Supervisor(
+                settings: settings, components: components, clock: clock, store: store, sink: sink, lifecycle: lifecycle,
+                logger: Logger(label: "test"), random: { 0.5 })
+            let supervisor = supervisor
+            task = Task { await supervisor.run() }
+        }
+
+        /// Two pollers and the tick loop asleep.
+        func settle() async { await clock.waitForSleepers(3) }
+
+        func advance(_ seconds: Int) async {
+            for _ in 0..<seconds {
+                await clock.advance(by: .seconds(1))
+                await settle()
+            }
+        }
+
+        func stop() async {
+            task.cancel()
+            await task.value
+        }
+    }
+
+    @Test func crossingNoticeThenWarningThenClearingNotifiesThreeTimes() async throws {
+        let harness = Harness(settings: try twoExchangeSettings(), store: try StateStore(inMemory: ()), start: start)
+        await harness.settle()
+        #expect(harness.sink.delivered.isEmpty)
+        harness.bybit.set("BTC", "100060")  // 0.06%
+        await harness.advance(5)
+        harness.bybit.set("BTC", "100120")  // 0.12%
+        await harness.advance(5)
+        harness.bybit.set("BTC", "100030")  // 0.03% < clear 0.04
+        await harness.advance(5)
+        await harness.stop()
+        let events = harness.sink.delivered
+        #expect(events.map(\.status) == ["firing", "firing", "resolved"])
+        #expect(events.map(\.severity) == [.notice, .warning, .info])
+        #expect(events.allSatisfy { $0.key == "premium/global/BTC" })
+        #expect(events[1].premium?.thresholdPct == 0.1)
+        #expect(events[1].premium?.high.exchange == "bybit")
+        #expect(Set(events.map(\.id)).count == 3)
+        #expect(harness.lifecycle.entries.first == "READY")
+        #expect(harness.lifecycle.entries.contains("WATCHDOG"))
+        #expect(harness.lifecycle.entries.last == "STOPPING")
+    }
+
+    @Test func aRestartNeitherRepeatsNorForgetsAFiringAlert() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sup-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let settings = try twoExchangeSettings()
+        let first = Harness(settings: settings, store: try StateStore(directory: directory), start: start)
+        first.bybit.set("BTC", "100200")
+        await first.advance(6)
+        await first.stop()
+        #expect(first.sink.keys(status: "firing") == ["premium/global/BTC"])
+
+        let second = Harness(settings: settings, store: try StateStore(directory: directory), start: start + 60)
+        second.bybit.set("BTC", "100200")
+        await second.advance(12)
+        #expect(second.sink.delivered.isEmpty, "restart repeated \(second.sink.delivered.map(\.summary))")
+        second.bybit.set("BTC", "100010")
+        await second.advance(6)
+        await second.stop()
+        #expect(second.sink.keys(status: "resolved") == ["premium/global/BTC"])
+    }
+
+    @Test func forDurationDelaysTheFirstNotificationToTheExactSecond() async throws {
+        let harness = Harness(settings: try twoExchangeSettings(forDuration: "30s"), store: nil, start: start)
+        await harness.settle()
+        harness.bybit.set("BTC", "100200")
+        await harness.advance(5)  // first poll sees it at start+5
+        await harness.advance(29)
+        #expect(harness.sink.delivered.isEmpty)
+        await harness.advance(1)
+        await harness.stop()
+        let event = try #require(harness.sink.delivered.first)
+        #expect(event.at == start + 35)
+        #expect(event.severity == .warning)
+    }
+
+    @Test func aFailingSourceRaisesASourceAlertAndResolvesOnSuccessWithoutPremiumAlerts() async throws {
+        let harness = Harness(settings: try twoExchangeSettings(), store: try StateStore(inMemory: ()), start: start)
+        await harness.settle()
+        harness.bybit.fail(SourceError(source: "bybit", kind: .decode, message: "HTML error page"))
+        harness.bybit.set("BTC", "110000")  // must never be seen: the source is failing
+        await harness.advance(30)
+        #expect(harness.sink.keys(status: "firing") == ["source/bybit"])
+        let firing = try #require(harness.sink.delivered.first)
+        #expect(firing.source?.error == "HTML error page")
+        #expect((firing.source?.consecutiveFailures ?? 0) >= 2)
+        harness.bybit.fail(nil)
+        harness.bybit.set("BTC", "100010")
+        await harness.advance(120)
+        await harness.stop()
+        #expect(harness.sink.keys(status: "resolved") == ["source/bybit"])
+        #expect(!harness.sink.delivered.contains { $0.kind == .premium })
+    }
+
+    @Test func reloadAddsAndRemovesPollersAndForgetsRemovedRules() async throws {
+        let harness = Harness(settings: try twoExchangeSettings(), store: try StateStore(inMemory: ()), start: start)
+        await harness.settle()
+        var reloaded = try twoExchangeSettings()
+        reloaded.premium.rules[0].name = "renamed"
+        await harness.supervisor.apply(reloaded)
+        harness.bybit.set("BTC", "100200")
+        await harness.advance(6)
+        await harness.stop()
+        #expect(harness.sink.keys(status: "firing") == ["premium/renamed/BTC"])
+    }
+}
