@@ -15,7 +15,25 @@ package struct DaemonWiring: Sendable {
 
     package func components() -> SupervisorComponents {
         let fetcher = fetcher
-        return SupervisorComponents(makeQuoteSource: { QuoteSources.make($0, fetcher: fetcher) })
+        let wiring = self
+        return SupervisorComponents(
+            makeQuoteSource: { QuoteSources.make($0, fetcher: fetcher) },
+            makeFX: { settings, health, sink, onRatesChanged in
+                wiring.makeFX(settings, health: health, sink: sink, onRatesChanged: onRatesChanged)
+            })
+    }
+
+    private func makeFX(
+        _ settings: Settings, health: any SourceHealthReporter, sink: any AlertSink,
+        onRatesChanged: @escaping @Sendable () async -> Void
+    ) -> FXMonitor? {
+        let needed = settings.neededFXCurrencies
+        guard !settings.fx.providers.isEmpty, !needed.isEmpty || !settings.fx.alerts.isEmpty else { return nil }
+        let made = RateSources.makeAll(settings.fx, fetcher: fetcher, secrets: secrets)
+        for issue in made.issues { logger.warning("fx: \(issue)") }
+        return FXMonitor(
+            settings: settings.fx, sources: made.sources, neededCurrencies: needed, clock: clock, store: store, sink: sink,
+            health: health, logger: logger, onRatesChanged: onRatesChanged)
     }
 
     /// The sinks for `settings` (stdout now; journal and webhooks are added by their parts).

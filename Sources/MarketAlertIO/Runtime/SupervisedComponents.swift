@@ -43,3 +43,5 @@ package struct SupervisorComponents: Sendable {
         self.makeIPO = makeIPO
     }
 }
+
+extension FXMonitor: FXComponent {}

@@ -81,7 +81,10 @@ package actor Supervisor: SourceHealthReporter {
     package func tick() async {
         await evaluate(onlyInvolving: nil)
         let now = clock.now()
-        for name in health.keys.sorted() {
+        // Silence only means something for sources polled on a fixed beat: the exchanges. FX fallbacks and
+        // TWSE are called on demand or hourly; they alert on consecutive failures only.
+        for id in pollers.keys.sorted() {
+            let name = id.rawValue
             guard var state = health[name] else { continue }
             let action = state.check(now: now, policy: settings.sourceAlerts)
             health[name] = state

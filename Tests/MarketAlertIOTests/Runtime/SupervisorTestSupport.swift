@@ -34,7 +34,7 @@ final class ScriptedQuoteSource: QuoteSource {
 }
 
 /// Records delivered events.
-final class RecordingSink: AlertSink {
+final class CollectingSink: AlertSink {
     let name = "recording"
     private let events = Mutex<[AlertEvent]>([])
 

@@ -14,7 +14,7 @@ import Testing
         let clock: ManualClock
         let binance: ScriptedQuoteSource
         let bybit: ScriptedQuoteSource
-        let sink = RecordingSink()
+        let sink = CollectingSink()
         let lifecycle = RecordingLifecycle(watchdogInterval: .seconds(2))
         let supervisor: Supervisor
         let task: Task<Void, Never>

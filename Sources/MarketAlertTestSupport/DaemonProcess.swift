@@ -1,0 +1,132 @@
+import Foundation
+import Synchronization
+
+/// The built `marketalertd` binary running as a child process, for integration tests: its stdout and stderr
+/// are collected line by line, and tests wait for a line (with a deadline) instead of sleeping.
+package final class DaemonProcess: Sendable {
+    package struct Timeout: Error, CustomStringConvertible {
+        package var waitingFor: String
+        package var stdout: [String]
+        package var stderr: [String]
+        package var description: String {
+            "timed out waiting for \(waitingFor)\n--- stdout:\n\(stdout.joined(separator: "\n"))\n--- stderr:\n\(stderr.suffix(40).joined(separator: "\n"))"
+        }
+    }
+
+    private struct Output {
+        var stdout: [String] = []
+        var stderr: [String] = []
+        var partial: [Int: Data] = [:]
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    private let process: Process
+    private let output = Mutex(Output())
+
+    /// The debug binary next to the test bundle (or under `.build/debug`).
+    package static var binary: URL {
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("marketalertd")
+        if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
+        return Fixtures.repositoryRoot.appendingPathComponent(".build/debug/marketalertd")
+    }
+
+    package static var binaryExists: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
+
+    package init(arguments: [String], environment: [String: String] = [:], workingDirectory: URL? = nil) throws {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for key in ["NOTIFY_SOCKET", "JOURNAL_STREAM", "WATCHDOG_USEC", "WATCHDOG_PID", "CREDENTIALS_DIRECTORY", "STATE_DIRECTORY"] {
+            env[key] = nil
+        }
+        env.merge(environment) { $1 }
+        process.environment = env
+        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        self.process = process
+        stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, stream: 1) }
+        stderr.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, stream: 2) }
+        try process.run()
+    }
+
+    package var pid: Int32 { process.processIdentifier }
+    package var stdoutLines: [String] { output.withLock { $0.stdout } }
+    package var stderrLines: [String] { output.withLock { $0.stderr } }
+    package var isRunning: Bool { process.isRunning }
+
+    package func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits until a stdout (or stderr) line satisfies `predicate`, at most `timeout` of wall time.
+    @discardableResult
+    package func waitForLine(
+        _ description: String, stderr: Bool = false, timeout: Duration = .seconds(20), where predicate: @escaping @Sendable (String) -> Bool
+    ) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let lines = stderr ? stderrLines : stdoutLines
+            if let line = lines.first(where: predicate) { return line }
+            guard ContinuousClock.now < deadline, isRunning || !lines.isEmpty else {
+                throw Timeout(waitingFor: description, stdout: stdoutLines, stderr: stderrLines)
+            }
+            if !isRunning { throw Timeout(waitingFor: description + " (process exited)", stdout: stdoutLines, stderr: stderrLines) }
+            await waitForOutput(until: min(deadline, ContinuousClock.now + .milliseconds(100)))
+        }
+    }
+
+    /// Waits for the process to exit; returns its status, or nil when it is still running at the deadline.
+    package func waitForExit(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { return nil }
+            await waitForOutput(until: min(deadline, ContinuousClock.now + .milliseconds(50)))
+        }
+        return process.terminationStatus
+    }
+
+    package func terminate() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    private func append(_ data: Data, stream: Int) {
+        let waiters = output.withLock { output -> [CheckedContinuation<Void, Never>] in
+            var buffer = (output.partial[stream] ?? Data()) + data
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                if stream == 1 { output.stdout.append(line) } else { output.stderr.append(line) }
+                buffer = Data(buffer[buffer.index(after: newline)...])
+            }
+            output.partial[stream] = buffer
+            let ready = Array(output.waiters.values)
+            output.waiters.removeAll()
+            return ready
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Suspends until new output arrives or the deadline passes (whichever is first).
+    private func waitForOutput(until deadline: ContinuousClock.Instant) async {
+        let id = output.withLock { output -> UInt64 in
+            output.nextWaiter += 1
+            return output.nextWaiter
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    self.output.withLock { $0.waiters[id] = continuation }
+                }
+            }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            let pending = self.output.withLock { $0.waiters.removeValue(forKey: id) }
+            pending?.resume()
+            group.cancelAll()
+        }
+    }
+}

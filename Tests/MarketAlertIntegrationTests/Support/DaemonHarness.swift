@@ -1,0 +1,98 @@
+import Foundation
+import MarketAlertCore
+import MarketAlertTestSupport
+
+/// A temp directory with a config pointing every base_url at the mock APIs, and the daemon running on it.
+struct DaemonHarness {
+    let directory: URL
+    let apis: MockMarketAPIs
+    var configPath: String { directory.appendingPathComponent("marketalertd.yaml").path }
+    var stateDirectory: String { directory.appendingPathComponent("state").path }
+
+    init(apis: MockMarketAPIs) throws {
+        self.apis = apis
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("marketalertd-it-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func writeConfig(_ yaml: String) throws {
+        try yaml.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    /// The standard test config: two global USDT exchanges, a kimchi rule through USD/KRW, fast polls.
+    func standardConfig(globalRuleName: String = "global", extra: String = "") -> String {
+        let base = apis.baseURL
+        return """
+            state_dir: \(stateDirectory)
+            display_time_zones: [UTC, Asia/Seoul]
+            exchanges:
+              binance: { poll_interval: 250ms, timeout: 2s, base_url: "\(base)" }
+              bybit:   { poll_interval: 250ms, timeout: 2s, base_url: "\(base)" }
+              upbit:   { poll_interval: 250ms, timeout: 2s, base_url: "\(base)" }
+            fx:
+              poll_interval: 500ms
+              max_age: 15m
+              providers:
+                - name: dunamu
+                  base_url: "\(base)"
+                - name: openexchangerates
+                  base_url: "\(base)"
+                  app_id_env: OXR_APP_ID
+            premium:
+              reference: USD
+              max_quote_age: 30s
+              rules:
+                - name: \(globalRuleName)
+                  assets: [BTC]
+                  exchanges: [binance, bybit]
+                  quotes: [USDT]
+                  levels:
+                    - { pct: 0.05, severity: notice }
+                    - { pct: 0.1, severity: warning }
+                  clear_pct: 0.04
+                - name: kimchi
+                  assets: [BTC]
+                  exchanges: [upbit, binance]
+                  quotes: [KRW, USDT]
+                  levels:
+                    - { pct: 3.0, severity: warning }
+                    - { pct: 5.0, severity: critical }
+                  clear_pct: 2.5
+            sinks:
+              stdout: { format: json }
+              journal: { enabled: false }
+            source_alerts: { after_failures: 2, after_silence: 10m }
+            \(extra)
+            """
+    }
+
+    func start(arguments: [String] = []) throws -> DaemonProcess {
+        try DaemonProcess(
+            arguments: ["run", "--config", configPath] + arguments,
+            environment: ["OXR_APP_ID": "test-app-id"], workingDirectory: directory)
+    }
+
+    func cleanUp() { try? FileManager.default.removeItem(at: directory) }
+}
+
+extension DaemonProcess {
+    /// Alert events printed so far (JSON lines on stdout).
+    var events: [AlertEvent] {
+        stdoutLines.compactMap { try? AlertEvent.makeDecoder().decode(AlertEvent.self, from: Data($0.utf8)) }
+    }
+
+    /// Waits for an alert event on stdout matching `predicate`.
+    @discardableResult
+    func waitForEvent(_ description: String, timeout: Duration = .seconds(20), where predicate: @escaping @Sendable (AlertEvent) -> Bool) async throws -> AlertEvent {
+        let line = try await waitForLine(description, timeout: timeout) { line in
+            guard let event = try? AlertEvent.makeDecoder().decode(AlertEvent.self, from: Data(line.utf8)) else { return false }
+            return predicate(event)
+        }
+        return try AlertEvent.makeDecoder().decode(AlertEvent.self, from: Data(line.utf8))
+    }
+
+    /// Waits for the daemon's "running" log line (READY).
+    func waitUntilRunning() async throws {
+        try await waitForLine("the daemon to start", stderr: true) { $0.contains("marketalertd running") }
+    }
+}
