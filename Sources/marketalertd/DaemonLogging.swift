@@ -2,17 +2,15 @@ import Logging
 import MarketAlertIO
 
 enum DaemonLogging {
-    /// Logs go to stderr as text (the journal handler replaces this under systemd).
+    /// Native journal entries when stderr is connected to the journal (`$JOURNAL_STREAM`), else one text line
+    /// per event on stderr. Never both, so nothing is logged twice.
     static func bootstrapDaemonLogging(level: Logger.Level) -> Logger {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSetup.bootstrap(level: level)
         var logger = Logger(label: "marketalertd")
         logger.logLevel = level
         return logger
     }
 
-    static func lifecycleObserver() -> any LifecycleObserver { NoLifecycleObserver() }
+    /// sd_notify (READY, STATUS, WATCHDOG, RELOADING, STOPPING); a no-op outside systemd.
+    static func lifecycleObserver() -> any LifecycleObserver { SystemdNotifier() }
 }

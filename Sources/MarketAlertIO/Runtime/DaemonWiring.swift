@@ -42,6 +42,12 @@ package struct DaemonWiring: Sendable {
         if settings.sinks.stdoutEnabled {
             sinks.append(StdoutSink(format: settings.sinks.stdoutFormat, displayTimeZones: settings.displayTimeZones))
         }
+        if settings.sinks.journalEnabled {
+            if !Journal.isAvailable {
+                logger.warning("sinks.journal is enabled but no journal socket exists; journal entries will be lost", metadata: ["socket": "\(Journal.socketPath)"])
+            }
+            sinks.append(JournalSink(logger: logger))
+        }
         return sinks
     }
 
