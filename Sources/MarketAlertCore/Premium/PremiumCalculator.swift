@@ -48,21 +48,27 @@ package enum PremiumCalculator {
         switch rule.basis {
         case .last, .mid:
             var best: (high: PricedQuote, low: PricedQuote)?
+            var priced: [PricedQuote] = []
             for candidate in candidates {
-                let side = rule.basis == .last ? "last" : "mid"
+                let sideName = rule.basis == .last ? "last" : "mid"
                 guard let price = rule.basis == .last ? candidate.quote.last : candidate.quote.mid else { continue }
-                let priced = PricedQuote(
-                    quote: candidate.quote, side: side, price: price, priceRef: price.value * candidate.factor, rates: candidate.rates)
-                guard priced.priceRef.isFinite, priced.priceRef > 0 else { continue }
+                let side = PricedQuote(
+                    quote: candidate.quote, side: sideName, price: price, priceRef: price.value * candidate.factor, rates: candidate.rates)
+                guard side.priceRef.isFinite, side.priceRef > 0 else { continue }
+                priced.append(side)
                 if var current = best {
-                    if priced.priceRef > current.high.priceRef { current.high = priced }
-                    if priced.priceRef < current.low.priceRef { current.low = priced }
+                    if side.priceRef > current.high.priceRef { current.high = side }
+                    if side.priceRef < current.low.priceRef { current.low = side }
                     best = current
                 } else {
-                    best = (priced, priced)
+                    best = (side, side)
                 }
             }
-            guard let best, best.high.quote.exchange != best.low.quote.exchange else { return nil }
+            guard var best, priced.count >= 2 else { return nil }
+            if best.high.quote.exchange == best.low.quote.exchange {
+                // Every price is equal: the premium is 0 between the first two exchanges.
+                best.low = priced[1]
+            }
             let pct = (best.high.priceRef - best.low.priceRef) / best.low.priceRef * 100
             guard pct.isFinite else { return nil }
             return PremiumObservation(asset: asset, pct: pct, high: best.high, low: best.low)

@@ -30,14 +30,16 @@ package enum Daemon {
         logger.info("state store open", metadata: ["path": "\(store.path ?? stateDirectory)"])
 
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration())
-        let wiring = DaemonWiring(client: client, clock: clock, store: store, secrets: SecretResolver(environment: environment), logger: logger)
-        let router = SinkRouter(wiring.sinks(for: settings))
+        let wiring = DaemonWiring(
+            client: client, clock: clock, store: store, secrets: SecretResolver(environment: environment), logger: logger, initial: settings)
+        let router = SinkRouter(await wiring.sinks(for: settings))
         let supervisor = Supervisor(
             settings: settings, components: wiring.components(), clock: clock, store: store, sink: router,
             lifecycle: lifecycle, logger: logger)
         let reload = ConfigReloadService(path: configPath, lifecycle: lifecycle, logger: logger) { newSettings in
+            await wiring.reloadWebhooks(newSettings)
+            await router.replace(with: await wiring.sinks(for: newSettings))
             await supervisor.apply(newSettings)
-            await router.replace(with: wiring.sinks(for: newSettings))
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: reload)]
         services += wiring.backgroundServices().map { .init(service: $0) }
@@ -70,7 +72,8 @@ package enum Daemon {
         }
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration())
         let environment = ProcessInfo.processInfo.environment
-        let wiring = DaemonWiring(client: client, clock: clock, store: nil, secrets: SecretResolver(environment: environment), logger: logger)
+        let wiring = DaemonWiring(
+            client: client, clock: clock, store: nil, secrets: SecretResolver(environment: environment), logger: logger, initial: settings)
         let stdout = StdoutSink(format: settings.sinks.stdoutFormat, displayTimeZones: settings.displayTimeZones)
         let supervisor = Supervisor(settings: settings, components: wiring.components(), clock: clock, store: nil, sink: stdout, logger: logger)
         await supervisor.runOnce()

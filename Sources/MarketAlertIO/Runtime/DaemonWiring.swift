@@ -10,6 +10,23 @@ package struct DaemonWiring: Sendable {
     package let store: StateStore?
     package let secrets: SecretResolver
     package let logger: Logger
+    /// The durable webhook queue (one for the life of the process; reloads change its targets).
+    package let outbox: WebhookOutbox?
+
+    package init(client: HTTPClient, clock: any DaemonClock, store: StateStore?, secrets: SecretResolver, logger: Logger, initial: Settings) {
+        self.client = client
+        self.clock = clock
+        self.store = store
+        self.secrets = secrets
+        self.logger = logger
+        if let store {
+            let resolved = WebhookTarget.resolve(initial.sinks.webhooks, secrets: secrets)
+            for warning in resolved.warnings { logger.warning("webhooks: \(warning)") }
+            outbox = WebhookOutbox(store: store, targets: resolved.targets, client: client, clock: clock, logger: logger)
+        } else {
+            outbox = nil
+        }
+    }
 
     package var fetcher: HTTPFetcher { HTTPFetcher(client: client, clock: clock) }
 
@@ -20,6 +37,12 @@ package struct DaemonWiring: Sendable {
             makeQuoteSource: { QuoteSources.make($0, fetcher: fetcher) },
             makeFX: { settings, health, sink, onRatesChanged in
                 wiring.makeFX(settings, health: health, sink: sink, onRatesChanged: onRatesChanged)
+            },
+            makeIPO: { settings, health, sink in
+                guard !settings.ipo.sources.isEmpty else { return nil }
+                return IPOWatcher(
+                    settings: settings.ipo, fetcher: fetcher, clock: wiring.clock, store: wiring.store, sink: sink,
+                    health: health, logger: wiring.logger)
             })
     }
 
@@ -36,8 +59,8 @@ package struct DaemonWiring: Sendable {
             health: health, logger: logger, onRatesChanged: onRatesChanged)
     }
 
-    /// The sinks for `settings` (stdout now; journal and webhooks are added by their parts).
-    package func sinks(for settings: Settings) -> [any AlertSink] {
+    /// The sinks for `settings`: stdout, the journal, and the webhook outbox (its targets updated to match).
+    package func sinks(for settings: Settings) async -> [any AlertSink] {
         var sinks: [any AlertSink] = []
         if settings.sinks.stdoutEnabled {
             sinks.append(StdoutSink(format: settings.sinks.stdoutFormat, displayTimeZones: settings.displayTimeZones))
@@ -48,9 +71,32 @@ package struct DaemonWiring: Sendable {
             }
             sinks.append(JournalSink(logger: logger))
         }
+        if let outbox {
+            sinks.append(outbox)
+        }
         return sinks
     }
 
-    /// Services that run beside the supervisor (the webhook outbox).
-    package func backgroundServices() -> [any Service] { [] }
+    /// Re-resolves webhook targets after a reload (secrets may have changed too).
+    package func reloadWebhooks(_ settings: Settings) async {
+        guard let outbox else { return }
+        let resolved = WebhookTarget.resolve(settings.sinks.webhooks, secrets: secrets)
+        for warning in resolved.warnings { logger.warning("webhooks: \(warning)") }
+        await outbox.update(targets: resolved.targets)
+    }
+
+    /// Services that run beside the supervisor (the webhook outbox), started before it and stopped after it.
+    package func backgroundServices() -> [any Service] { outbox.map { [$0] } ?? [] }
+}
+
+extension IPOWatcher: IPOComponent {
+    package func describeOfferings() async -> [String] {
+        snapshot().map { status in
+            let dates = "\(status.subscriptionStart?.iso ?? "?")..\(status.subscriptionEnd?.iso ?? "?")"
+            let price = status.price.map { " price \(NumberText.price($0)) \(status.currency)\(status.priceIsProvisional ? " (not final)" : "")" } ?? ""
+            return "\(status.code) \(status.name) (\(status.market ?? "-")): \(status.state.rawValue), subscription \(dates) \(status.timeZone)\(price)"
+        }
+    }
+
+    package func openWindowCount() async -> Int { snapshot().filter(\.isOpen).count }
 }

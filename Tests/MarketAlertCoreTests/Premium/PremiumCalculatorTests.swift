@@ -32,6 +32,13 @@ import Testing
         #expect(observation.rates.isEmpty)
     }
 
+    @Test func equalPricesGiveAZeroPremiumNotNone() throws {
+        let book = book([quote(.binance, "BTC", "USDT", last: "100000"), quote(.bybit, "BTC", "USDT", last: "100000.00")])
+        let observation = try #require(PremiumCalculator.observe(rule: rule([.binance, .bybit]), asset: "BTC", book: book, converter: usd, maxQuoteAge: .seconds(30), now: now))
+        #expect(observation.pct == 0)
+        #expect(observation.high.quote.exchange != observation.low.quote.exchange)
+    }
+
     @Test func fewerThanTwoFreshQuotesGiveNoPremium() {
         let stale = book([quote(.binance, "BTC", "USDT", last: "100000"), quote(.bybit, "BTC", "USDT", last: "101000", age: 31)])
         #expect(PremiumCalculator.observe(rule: rule([.binance, .bybit]), asset: "BTC", book: stale, converter: usd, maxQuoteAge: .seconds(30), now: now) == nil)

@@ -57,13 +57,6 @@ enum FXTest {
     }
 }
 
-/// Collects delivered events.
-actor RecordingSink: AlertSink {
-    nonisolated let name = "recording"
-    private(set) var events: [AlertEvent] = []
-
-    func deliver(_ event: AlertEvent) async { events.append(event) }
-}
 
 /// Collects health reports in order.
 actor RecordingHealth: SourceHealthReporter {

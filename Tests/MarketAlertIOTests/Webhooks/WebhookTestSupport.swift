@@ -116,13 +116,6 @@ struct RecordingLogHandler: LogHandler {
     }
 }
 
-/// A sink that records what it was given, to show the fan-out is not held up by webhooks.
-actor RecordingSink: AlertSink {
-    nonisolated let name = "recording"
-    private(set) var events: [AlertEvent] = []
-
-    func deliver(_ event: AlertEvent) async { events.append(event) }
-}
 
 /// Events that satisfy `alert-event.schema.json`, one per kind.
 enum SampleEvents {
