@@ -55,8 +55,11 @@ struct CheckConfig: AsyncParsableCommand {
     func run() async throws {
         do throws(ConfigError) {
             let loaded = try ConfigLoader.load(path: options.config)
-            for warning in loaded.warnings { FileHandle.standardError.write(Data("\(warning)\n".utf8)) }
+            for warning in loaded.warnings { FileHandle.standardError.write(Data("\(options.config): \(warning)\n".utf8)) }
             let settings = loaded.settings
+            for warning in SecretChecks.warnings(settings, secrets: SecretResolver()) {
+                FileHandle.standardError.write(Data("\(options.config): warning: \(warning)\n".utf8))
+            }
             print("\(options.config): ok (\(settings.enabledExchanges.count) exchanges, \(settings.premium.rules.count) premium rules, "
                 + "\(settings.fx.providers.count) FX providers, \(settings.ipo.sources.count) IPO sources, "
                 + "\(settings.sinks.webhooks.count) webhooks)")

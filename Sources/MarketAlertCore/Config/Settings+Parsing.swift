@@ -110,6 +110,9 @@ extension Settings {
                 diagnostics.error("\(path).quotes", "quote currency \(quote) needs an FX rate, but fx.providers is empty", at: nil)
             }
         }
+        for issue in FXMoveAlerts.issues(fx.alerts) {
+            diagnostics.warning(issue.path, issue.message)
+        }
         if premium.conversionNeedsFX(premium.reference) && fx.providers.isEmpty && !premium.rules.isEmpty {
             diagnostics.error("premium.reference", "reference \(premium.reference) needs an FX rate, but fx.providers is empty", at: nil)
         }

@@ -1,0 +1,36 @@
+# Shared by scripts/run and scripts/test: installs what a fresh Debian machine lacks.
+# Sourced, not executed. Uses sudo when not root; installs only what is missing.
+
+as_root() {
+    if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi
+}
+
+# Debian packages: libsystemd (the journal and sd_notify, linked by the CSystemd module), pkg-config
+# (finds it), SQLite (GRDB), and for the tests systemd itself and iproute2 (the systemd sandbox).
+ensure_debian_packages() {
+    local wanted=("$@") missing=() package
+    for package in "${wanted[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    ((${#missing[@]} == 0)) && return 0
+    echo "deps: installing ${missing[*]}" >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Python packages for test helpers (the JSON-Schema check of alert events is an independent implementation).
+ensure_python_packages() {
+    python3 -c 'import jsonschema, rfc3339_validator' 2>/dev/null && return 0
+    echo "deps: installing jsonschema rfc3339-validator (pip)" >&2
+    python3 -m pip install --quiet --disable-pip-version-check jsonschema rfc3339-validator \
+        || as_root python3 -m pip install --quiet --disable-pip-version-check jsonschema rfc3339-validator
+}
+
+ensure_swift() {
+    command -v swift >/dev/null && return 0
+    for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
+        if [[ -x $candidate/swift ]]; then export PATH="$candidate:$PATH"; return 0; fi
+    done
+    echo "deps: swift (6.1 or newer) is not installed; see https://www.swift.org/install/linux/" >&2
+    return 1
+}
