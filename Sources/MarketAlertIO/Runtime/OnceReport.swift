@@ -35,7 +35,7 @@ package enum OnceReport {
 
     private static func side(_ priced: PricedQuote, reference: String) -> String {
         var text = "\(priced.quote.exchange.rawValue) \(NumberText.price(priced.price.exact)) \(priced.quote.quote)"
-        if priced.quote.quote != reference { text += " = \(NumberText.price(priced.priceRef)) \(reference)" }
+        if !priced.rates.isEmpty { text += " = \(NumberText.price(priced.priceRef)) \(reference)" }
         return text
     }
 

@@ -19,12 +19,13 @@ import Testing
         let supervisor: Supervisor
         let task: Task<Void, Never>
 
-        init(settings: Settings, store: StateStore?, start: Date) {
+        /// Prices are set before the supervisor starts, so the first polls cannot race the test.
+        init(settings: Settings, store: StateStore?, start: Date, bybitBTC: String = "100010") {
             let clock = ManualClock(now: start)
             let binance = ScriptedQuoteSource(.binance, clock: clock)
             let bybit = ScriptedQuoteSource(.bybit, clock: clock)
             binance.set("BTC", "100000")
-            bybit.set("BTC", "100010")
+            bybit.set("BTC", bybitBTC)
             let components = SupervisorComponents(makeQuoteSource: { $0.id == .binance ? binance : bybit })
             self.clock = clock
             self.binance = binance
@@ -79,14 +80,12 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sup-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let settings = try twoExchangeSettings()
-        let first = Harness(settings: settings, store: try StateStore(directory: directory), start: start)
-        first.bybit.set("BTC", "100200")
+        let first = Harness(settings: settings, store: try StateStore(directory: directory), start: start, bybitBTC: "100200")
         await first.advance(6)
         await first.stop()
         #expect(first.sink.keys(status: "firing") == ["premium/global/BTC"])
 
-        let second = Harness(settings: settings, store: try StateStore(directory: directory), start: start + 60)
-        second.bybit.set("BTC", "100200")
+        let second = Harness(settings: settings, store: try StateStore(directory: directory), start: start + 60, bybitBTC: "100200")
         await second.advance(12)
         #expect(second.sink.delivered.isEmpty, "restart repeated \(second.sink.delivered.map(\.summary))")
         second.bybit.set("BTC", "100010")
