@@ -79,6 +79,21 @@ package final class DaemonProcess: Sendable {
         }
     }
 
+    /// Waits until `condition` holds (checked on every output line and at least every 50 ms), at most
+    /// `timeout` of wall time; for conditions outside the process, such as requests a mock server received.
+    package func waitUntil(
+        _ description: String, timeout: Duration = .seconds(20), _ condition: @Sendable () async throws -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !(try await condition()) {
+            guard ContinuousClock.now < deadline else {
+                throw Timeout(waitingFor: description, stdout: stdoutLines, stderr: stderrLines)
+            }
+            if !isRunning { throw Timeout(waitingFor: description + " (process exited)", stdout: stdoutLines, stderr: stderrLines) }
+            await waitForOutput(until: min(deadline, ContinuousClock.now + .milliseconds(50)))
+        }
+    }
+
     /// Waits for the process to exit; returns its status, or nil when it is still running at the deadline.
     package func waitForExit(timeout: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + timeout

@@ -20,7 +20,8 @@ struct DaemonHarness {
     }
 
     /// The standard test config: two global USDT exchanges, a kimchi rule through USD/KRW, fast polls.
-    func standardConfig(globalRuleName: String = "global", extra: String = "") -> String {
+    /// `webhooks` is YAML for `sinks.webhooks` (a flow sequence), if any.
+    func standardConfig(globalRuleName: String = "global", webhooks: String? = nil, extra: String = "") -> String {
         let base = apis.baseURL
         return """
             state_dir: \(stateDirectory)
@@ -61,15 +62,39 @@ struct DaemonHarness {
             sinks:
               stdout: { format: json }
               journal: { enabled: false }
+              webhooks: \(webhooks ?? "[]")
             source_alerts: { after_failures: 2, after_silence: 10m }
             \(extra)
             """
     }
 
-    func start(arguments: [String] = []) throws -> DaemonProcess {
+    /// A config with only an IPO source (no exchanges, FX or premium rules): the TWSE list on the mock server.
+    func ipoOnlyConfig(pollInterval: String = "250ms", notify: String = "[opens, last_day]") -> String {
+        """
+        state_dir: \(stateDirectory)
+        ipo:
+          sources:
+            - name: twse
+              base_url: "\(apis.baseURL)"
+              poll_interval: \(pollInterval)
+              timeout: 2s
+              time_zone: Asia/Taipei
+          notify: \(notify)
+        sinks:
+          stdout: { format: json }
+          journal: { enabled: false }
+        """
+    }
+
+    func start(arguments: [String] = [], environment: [String: String] = [:]) throws -> DaemonProcess {
         try DaemonProcess(
             arguments: ["run", "--config", configPath] + arguments,
-            environment: ["OXR_APP_ID": "test-app-id"], workingDirectory: directory)
+            environment: ["OXR_APP_ID": "test-app-id"].merging(environment) { $1 }, workingDirectory: directory)
+    }
+
+    /// Runs `marketalertd once` on the config to completion (bounded by `timeout(1)`).
+    func once() async throws -> CommandResult {
+        try await CommandRunner.run([DaemonProcess.binary.path, "once", "--config", configPath], timeoutSeconds: 30)
     }
 
     func cleanUp() { try? FileManager.default.removeItem(at: directory) }
