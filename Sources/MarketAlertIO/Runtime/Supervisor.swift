@@ -65,6 +65,7 @@ package actor Supervisor: SourceHealthReporter {
     /// Runs until the task is cancelled, then stops every child task and returns.
     package func run() async {
         restoreState()
+        await deliverPendingFromPreviousRun()
         reconcile(previous: nil)
         lifecycle.ready()
         logger.info("marketalertd running", metadata: ["exchanges": "\(pollers.keys.map(\.rawValue).sorted())"])
@@ -158,11 +159,10 @@ package actor Supervisor: SourceHealthReporter {
 
     private func publishHealth(_ name: String, state: SourceHealth, action: SourceHealth.Action, now: Date) async {
         guard action != .none else { return }
-        persist(state, key: SourceEvents.key(name), kind: "source", now: now)
-        guard let event = SourceEvents.event(
+        let event = SourceEvents.event(
             id: EventID.make(), source: name, health: state, action: action, severity: settings.sourceAlerts.severity, now: now)
-        else { return }
-        await sink.deliver(event)
+        await commitAndDeliver(
+            states: [StateWrite(key: SourceEvents.key(name), kind: "source", state: state)], events: event.map { [$0] } ?? [], now: now)
     }
 
     // MARK: Premium evaluation
@@ -176,14 +176,13 @@ package actor Supervisor: SourceHealthReporter {
         let decisions = evaluator.evaluate(
             settings: settings.premium, book: book, converter: converter, now: now, onlyInvolving: exchanges)
         var events: [AlertEvent] = []
+        var writes: [StateWrite] = []
         for decision in decisions {
             logger.debug("premium \(decision.key): \(decision.action), now \(decision.state.phase)", metadata: [
                 "pct": "\(decision.observation.map { NumberText.percent($0.pct) } ?? "n/a")",
             ])
-            // State first, then delivery: the actor may be re-entered while a sink awaits, and a newer state
-            // must never be overwritten by an older one.
             if decision.stateChanged || decision.action != .none {
-                persist(decision.state, key: decision.key, kind: "premium", now: now)
+                writes.append(StateWrite(key: decision.key, kind: "premium", state: decision.state))
             }
             guard let observation = decision.observation,
                   let event = PremiumEvents.event(
@@ -192,7 +191,48 @@ package actor Supervisor: SourceHealthReporter {
             else { continue }
             events.append(event)
         }
-        for event in events { await sink.deliver(event) }
+        guard !writes.isEmpty || !events.isEmpty else { return }
+        await commitAndDeliver(states: writes, events: events, now: now)
+    }
+
+    /// States and their notifications are committed together before any sink sees them (the actor may be
+    /// re-entered while a sink awaits, and a newer state must never be overwritten by an older one); each
+    /// notification is cleared once every sink has it. A crash in between re-delivers it at the next start,
+    /// with the same id: at-least-once, never lost, never decided twice.
+    private func commitAndDeliver(states: [StateWrite], events: [AlertEvent], now: Date) async {
+        if let store {
+            do { try store.commit(states: states, pending: events, at: now) } catch {
+                logger.error("state store: cannot save alert state (\(states.map(\.key).joined(separator: ", "))): \(error)")
+            }
+        }
+        for event in events {
+            await sink.deliver(event)
+            guard let store else { continue }
+            do { try store.clearPending(eventID: event.id) } catch {
+                logger.error("state store: cannot clear delivered event \(event.id): \(error)")
+            }
+        }
+    }
+
+    /// Delivers what a previous run committed but may not have handed to every sink.
+    private func deliverPendingFromPreviousRun() async {
+        guard let store else { return }
+        do {
+            let pending = try store.pendingEvents()
+            for id in pending.undecodable {
+                logger.warning("state store: dropping an undecodable pending event \(id)")
+                try? store.clearPending(eventID: id)
+            }
+            if !pending.events.isEmpty {
+                logger.notice("delivering \(pending.events.count) notification(s) left pending by the previous run")
+            }
+            for event in pending.events {
+                await sink.deliver(event)
+                try store.clearPending(eventID: event.id)
+            }
+        } catch {
+            logger.error("state store: cannot read pending events: \(error)")
+        }
     }
 
     // MARK: Children
@@ -280,13 +320,6 @@ package actor Supervisor: SourceHealthReporter {
             _ = evaluator.retain(settings: settings.premium)
         } catch {
             logger.error("state store: cannot load alert state: \(error)")
-        }
-    }
-
-    private func persist<State: Encodable>(_ state: State, key: String, kind: String, now: Date) {
-        guard let store else { return }
-        do { try store.saveState(state, key: key, kind: kind, at: now) } catch {
-            logger.error("state store: cannot save \(key): \(error)")
         }
     }
 

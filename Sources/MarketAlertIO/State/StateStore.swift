@@ -59,6 +59,15 @@ package final class StateStore: Sendable {
                 t.add(column: "expires_at", .double)
             }
         }
+        migrator.registerMigration("v3-pending-events") { db in
+            // Notifications decided but not yet handed to every sink; see `commit(states:pending:at:)`.
+            try db.create(table: "pending_event") { t in
+                t.autoIncrementedPrimaryKey("seq")
+                t.column("event_id", .text).notNull().unique()
+                t.column("event", .blob).notNull()
+                t.column("created_at", .double).notNull()
+            }
+        }
         return migrator
     }
 

@@ -137,4 +137,29 @@ import Testing
         await harness.stop()
         #expect(harness.sink.keys(status: "firing") == ["premium/renamed/BTC"])
     }
+
+    @Test func aNotificationCommittedButNotDeliveredBeforeACrashIsDeliveredAtTheNextStartWithItsID() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sup-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let settings = try twoExchangeSettings()
+        // What a run killed between commit and delivery leaves behind: the firing state and its notification.
+        let store = try StateStore(directory: directory)
+        var state = LeveledAlertStateMachine()
+        let policy = LeveledAlertPolicy(settings.premium.rules[0])
+        _ = state.observe(0.2, now: start, policy: policy)
+        let lost = AlertEvent(id: "7d1f0c52-pending-event", key: "premium/global/BTC", kind: .premium, status: "firing",
+                              severity: .warning, at: start, summary: "BTC premium (global) 0.200% >= 0.1%",
+                              premium: PremiumDetail(
+                                rule: "global", asset: "BTC", pct: 0.2, thresholdPct: 0.1, basis: .last, reference: "USD",
+                                high: QuoteDetail(exchange: "bybit", market: "BTCUSDT", price: 100200, quote: "USDT", priceRef: 100200, side: "last", at: start),
+                                low: QuoteDetail(exchange: "binance", market: "BTCUSDT", price: 100000, quote: "USDT", priceRef: 100000, side: "last", at: start),
+                                fx: []))
+        try store.commit(states: [StateWrite(key: "premium/global/BTC", kind: "premium", state: state)], pending: [lost], at: start)
+
+        let harness = Harness(settings: settings, store: try StateStore(directory: directory), start: start + 5, bybitBTC: "100200")
+        await harness.advance(6)
+        await harness.stop()
+        #expect(harness.sink.delivered.map(\.id) == ["7d1f0c52-pending-event"])
+        #expect(try StateStore(directory: directory).pendingEvents().events.isEmpty)
+    }
 }
