@@ -57,8 +57,11 @@ package actor Supervisor: SourceHealthReporter {
     /// the status line and the watchdog.
     private var tickInterval: Duration {
         guard let watchdog = lifecycle.watchdogInterval, watchdog > .zero else { return .seconds(1) }
-        return min(.seconds(1), watchdog / 2)
+        return min(.seconds(1), watchdog)
     }
+
+    /// When the watchdog was last pinged (pings go out every `watchdogInterval`, half of WATCHDOG_USEC).
+    private var lastWatchdog: Date?
 
     // MARK: Running
 
@@ -92,7 +95,11 @@ package actor Supervisor: SourceHealthReporter {
             await publishHealth(name, state: state, action: action, now: now)
         }
         await updateStatus()
-        lifecycle.watchdog()
+        if let interval = lifecycle.watchdogInterval,
+           lastWatchdog.map({ now.timeIntervalSince($0) >= interval.seconds - tickInterval.seconds / 2 }) ?? true {
+            lastWatchdog = now
+            lifecycle.watchdog()
+        }
     }
 
     /// Applies a new, already validated config: pollers added, removed or restarted; FX and IPO restarted

@@ -15,7 +15,7 @@ import Testing
         let binance: ScriptedQuoteSource
         let bybit: ScriptedQuoteSource
         let sink = CollectingSink()
-        let lifecycle = RecordingLifecycle(watchdogInterval: .seconds(2))
+        let lifecycle = RecordingLifecycle(watchdogInterval: .seconds(2))  // as for WatchdogSec=4s
         let supervisor: Supervisor
         let task: Task<Void, Never>
 
@@ -72,7 +72,8 @@ import Testing
         #expect(events[1].premium?.high.exchange == "bybit")
         #expect(Set(events.map(\.id)).count == 3)
         #expect(harness.lifecycle.entries.first == "READY")
-        #expect(harness.lifecycle.entries.contains("WATCHDOG"))
+        // WatchdogSec=4s → pings every 2 s (half), from the evaluation loop: 15 s of virtual time → 8 pings.
+        #expect(harness.lifecycle.entries.filter { $0 == "WATCHDOG" }.count == 8)
         #expect(harness.lifecycle.entries.last == "STOPPING")
     }
 

@@ -46,6 +46,10 @@ struct SystemdUnitTests {
             ).succeeded ? true : nil
         }
 
+        // A drop-in shortens the watchdog so the test sees several pings (every WATCHDOG_USEC / 2 = 2 s) quickly.
+        try await sandbox.check(
+            "sh", "-c", "mkdir -p /etc/systemd/system/\(unit).d && printf '[Service]\\nWatchdogSec=4s\\n' > /etc/systemd/system/\(unit).d/10-test-watchdog.conf")
+
         // Install as an operator would (no credential files exist: they are optional) and start.
         try work.writeConfig(ruleName: "sandbox", to: work.config)
         try await sandbox.check(
@@ -91,7 +95,7 @@ struct SystemdUnitTests {
         #expect(running["PRIORITY"] == "6")
 
         // WATCHDOG=1 keeps arriving.
-        #expect(try await sandbox.property("WatchdogUSec", of: unit) == "30s")
+        #expect(try await sandbox.property("WatchdogUSec", of: unit) == "4s")
         let firstPing = try await sandbox.property("WatchdogTimestampMonotonic", of: unit)
         try await eventually("a later watchdog ping", timeoutSeconds: 10) {
             let ping = try await sandbox.property("WatchdogTimestampMonotonic", of: unit)
