@@ -63,9 +63,9 @@ struct WebhookDeliveryIntegrationTests {
             let seconds = try #require(TimeInterval(timestamp))
             #expect(abs(seconds - Date().timeIntervalSince1970) < 60)
             let signature = try #require(request.header("webhook-signature"))
-            #expect(try await IndependentChecks.webhookSignatureIsValid(
+            #expect(try await WebhookSignatureCheck.isValid(
                 secret: Self.secret, id: event.id, timestamp: timestamp, header: signature, body: request.body))
-            #expect(!(try await IndependentChecks.webhookSignatureIsValid(
+            #expect(!(try await WebhookSignatureCheck.isValid(
                 secret: Self.secret, id: event.id + "x", timestamp: timestamp, header: signature, body: request.body)))
         }
         #expect(try SchemaValidator.validateAlertEvents(accepted.map { String(decoding: $0.request.body, as: UTF8.self) }) == [])
