@@ -11,13 +11,8 @@ struct DaemonLifecycleIntegrationTests {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
-        apis.set("binance", "BTC", "100000")
-        apis.set("bybit", "BTC", "100000")
-        apis.set("upbit", "BTC", "140000000")
-        try harness.writeConfig(harness.standardConfig())
-        let daemon = try harness.start()
+        let daemon = try await harness.startStandard(btc: (binance: "100000", bybit: "100000", upbit: "140000000"))
         defer { daemon.terminate() }
-        try await daemon.waitUntilRunning()
         // A hanging exchange request must not hold shutdown up either.
         apis.override("bybit", with: MockHTTPServer.Response(body: Data("[]".utf8), delay: .seconds(30)))
         let started = ContinuousClock.now
@@ -32,13 +27,8 @@ struct DaemonLifecycleIntegrationTests {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
-        apis.set("binance", "BTC", "100000")
-        apis.set("bybit", "BTC", "100000")
-        apis.set("upbit", "BTC", "140000000")
-        try harness.writeConfig(harness.standardConfig())
-        let daemon = try harness.start()
+        let daemon = try await harness.startStandard(btc: (binance: "100000", bybit: "100000", upbit: "140000000"))
         defer { daemon.terminate() }
-        try await daemon.waitUntilRunning()
 
         try harness.writeConfig(harness.standardConfig() + "\nexchanges_typo: {}\npremium_extra: [\n")
         daemon.signal(SIGHUP)
@@ -62,11 +52,8 @@ struct DaemonLifecycleIntegrationTests {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
-        apis.set("binance", "BTC", "100000")
-        apis.set("bybit", "BTC", "100200")  // 0.2%: fires at once
-        apis.set("upbit", "BTC", "140000000")
-        try harness.writeConfig(harness.standardConfig())
-        let first = try harness.start()
+        // bybit 0.2% over binance: fires at once.
+        let first = try await harness.startStandard(btc: (binance: "100000", bybit: "100200", upbit: "140000000"))
         defer { first.terminate() }
         try await first.waitForEvent("the first alert") { $0.key == "premium/global/BTC" && $0.status == "firing" }
         first.signal(SIGTERM)

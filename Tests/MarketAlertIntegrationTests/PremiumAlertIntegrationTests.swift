@@ -11,13 +11,8 @@ struct PremiumAlertIntegrationTests {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
-        apis.set("binance", "BTC", "100000.00")
-        apis.set("bybit", "BTC", "100000.00")
-        apis.set("upbit", "BTC", "140000000")
-        try harness.writeConfig(harness.standardConfig())
-        let daemon = try harness.start()
+        let daemon = try await harness.startStandard(btc: (binance: "100000.00", bybit: "100000.00", upbit: "140000000"))
         defer { daemon.terminate() }
-        try await daemon.waitUntilRunning()
 
         apis.set("bybit", "BTC", "100060.00")  // 0.06% ≥ 0.05 notice
         try await daemon.waitForEvent("notice") { $0.key == "premium/global/BTC" && $0.severity == .notice }
@@ -48,14 +43,10 @@ struct PremiumAlertIntegrationTests {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
-        apis.set("binance", "BTC", "100000.00")
-        apis.set("bybit", "BTC", "100000.00")
-        apis.set("upbit", "BTC", "140000000")  // 140,000,000 / 1400 = 100,000 USD: no premium yet
         apis.setFX { $0.dunamuRate = "1400.00"; $0.dunamuAt = Date(); $0.oxrRate = 1300; $0.oxrAt = Date() }
-        try harness.writeConfig(harness.standardConfig())
-        let daemon = try harness.start()
+        // upbit 140,000,000 / 1400 = 100,000 USD: no premium yet.
+        let daemon = try await harness.startStandard(btc: (binance: "100000.00", bybit: "100000.00", upbit: "140000000"))
         defer { daemon.terminate() }
-        try await daemon.waitUntilRunning()
 
         apis.set("upbit", "BTC", "145600000")  // 104,000 USD: 4% ≥ 3% warning
         let event = try await daemon.waitForEvent("kimchi warning via dunamu") { $0.key == "premium/kimchi/BTC" && $0.status == "firing" }
@@ -79,16 +70,11 @@ struct PremiumAlertIntegrationTests {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
-        apis.set("binance", "BTC", "100000.00")
-        apis.set("bybit", "BTC", "100000.00")
-        apis.set("upbit", "BTC", "145600000")
         // Dunamu does not move on weekends and 00:00–09:00 KST: its last quote is 3 h old, past fx.max_age.
         // OXR (KRW 1300, quoted 10 minutes ago) is used: 145,600,000 / 1300 = 112,000 USD, 12% → critical.
         apis.setFX { $0.dunamuRate = "1400.00"; $0.dunamuAt = Date().addingTimeInterval(-3 * 3600); $0.oxrRate = 1300; $0.oxrAt = Date().addingTimeInterval(-600) }
-        try harness.writeConfig(harness.standardConfig())
-        let daemon = try harness.start()
+        let daemon = try await harness.startStandard(btc: (binance: "100000.00", bybit: "100000.00", upbit: "145600000"))
         defer { daemon.terminate() }
-        try await daemon.waitUntilRunning()
         let event = try await daemon.waitForEvent("kimchi critical via OXR") { $0.key == "premium/kimchi/BTC" && $0.status == "firing" }
         #expect(event.severity == .critical)
         #expect(event.premium?.fx.map(\.provider) == ["openexchangerates"])
@@ -103,13 +89,8 @@ struct PremiumAlertIntegrationTests {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
-        apis.set("binance", "BTC", "100000.00")
-        apis.set("bybit", "BTC", "100000.00")
-        apis.set("upbit", "BTC", "140000000")
-        try harness.writeConfig(harness.standardConfig())
-        let daemon = try harness.start()
+        let daemon = try await harness.startStandard(btc: (binance: "100000.00", bybit: "100000.00", upbit: "140000000"))
         defer { daemon.terminate() }
-        try await daemon.waitUntilRunning()
         // Let the first good polls land, then bybit answers an HTML error page, then truncated JSON, both
         // "quoting" a price 5% above binance. Neither may ever produce a premium.
         try await daemon.waitForLine("a quiet start", stderr: true) { $0.contains("running") }

@@ -26,6 +26,23 @@ enum FXResponseDecoding {
         return price
     }
 
+    /// The USD rates of `currencies` in a `rates` map (code → units per USD), sorted by currency, each a
+    /// positive finite rate; currencies not in the map are skipped, and none at all is `.empty`.
+    static func usdRates(
+        _ values: [String: Decimal], currencies: Set<String>, at: Date, source: String
+    ) throws(SourceError) -> [FXRate] {
+        var rates: [FXRate] = []
+        for currency in currencies.sorted() {
+            guard let value = values[currency] else { continue }
+            let rate = try Self.rate(value, field: "rates.\(currency)", source: source)
+            rates.append(FXRate(base: "USD", quote: currency, rate: rate, provider: source, at: at))
+        }
+        guard !rates.isEmpty else {
+            throw SourceError(source: source, kind: .empty, message: "none of \(currencies.sorted().joined(separator: ",")) in the response")
+        }
+        return rates
+    }
+
     /// `rates.KRW: expected Decimal, found string` and the like, in one short line.
     static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {

@@ -55,16 +55,7 @@ package struct FrankfurterRateSource: RateSource {
         guard let at = FXQuoteTime.ecbReferenceTime(date: body.date) else {
             throw SourceError(source: source, kind: .decode, message: "date \"\(body.date)\" is not YYYY-MM-DD")
         }
-        var rates: [FXRate] = []
-        for currency in currencies.sorted() {
-            guard let value = body.rates[currency] else { continue }
-            let rate = try FXResponseDecoding.rate(value, field: "rates.\(currency)", source: source)
-            rates.append(FXRate(base: "USD", quote: currency, rate: rate, provider: source, at: at))
-        }
-        guard !rates.isEmpty else {
-            throw SourceError(source: source, kind: .empty, message: "none of \(currencies.sorted().joined(separator: ",")) in the response")
-        }
-        return rates
+        return try FXResponseDecoding.usdRates(body.rates, currencies: currencies, at: at, source: source)
     }
 
     struct Latest: Decodable {

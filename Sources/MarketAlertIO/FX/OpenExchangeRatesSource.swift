@@ -52,16 +52,7 @@ package struct OpenExchangeRatesSource: RateSource, CustomStringConvertible {
             throw SourceError(source: source, kind: .decode, message: "timestamp \(body.timestamp) is not a Unix time")
         }
         let at = Date(timeIntervalSince1970: body.timestamp)
-        var rates: [FXRate] = []
-        for currency in currencies.sorted() {
-            guard let value = body.rates[currency] else { continue }
-            let rate = try FXResponseDecoding.rate(value, field: "rates.\(currency)", source: source)
-            rates.append(FXRate(base: "USD", quote: currency, rate: rate, provider: source, at: at))
-        }
-        guard !rates.isEmpty else {
-            throw SourceError(source: source, kind: .empty, message: "none of \(currencies.sorted().joined(separator: ",")) in the response")
-        }
-        return rates
+        return try FXResponseDecoding.usdRates(body.rates, currencies: currencies, at: at, source: source)
     }
 
     struct Latest: Decodable {

@@ -92,6 +92,26 @@ struct DaemonHarness {
             environment: ["OXR_APP_ID": "test-app-id"].merging(environment) { $1 }, workingDirectory: directory)
     }
 
+    /// The usual start of a premium test: BTC quoted at `btc` on the three mock exchanges, the standard config
+    /// (with `webhooks`, see `standardConfig`), the daemon started with `environment` and running. A daemon
+    /// that does not come up is terminated before the error is thrown; the caller terminates a running one.
+    func startStandard(
+        btc: (binance: String, bybit: String, upbit: String), webhooks: String? = nil, environment: [String: String] = [:]
+    ) async throws -> DaemonProcess {
+        apis.set("binance", "BTC", btc.binance)
+        apis.set("bybit", "BTC", btc.bybit)
+        apis.set("upbit", "BTC", btc.upbit)
+        try writeConfig(standardConfig(webhooks: webhooks))
+        let daemon = try start(environment: environment)
+        do {
+            try await daemon.waitUntilRunning()
+        } catch {
+            daemon.terminate()
+            throw error
+        }
+        return daemon
+    }
+
     /// Runs `marketalertd once` on the config to completion (bounded by `timeout(1)`).
     func once() async throws -> CommandResult {
         try await CommandRunner.run([DaemonProcess.binary.path, "once", "--config", configPath], timeoutSeconds: 30)

@@ -21,13 +21,10 @@ struct WebhookDeliveryIntegrationTests {
         let receiver = MockWebhookReceiver(on: apis.server, answer: .status(503))
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
-        apis.set("binance", "BTC", "100000.00")
-        apis.set("bybit", "BTC", "100000.00")
-        apis.set("upbit", "BTC", "140000000")
-        try harness.writeConfig(harness.standardConfig(webhooks: Self.webhooks(receiver, timeout: "2s")))
-        let first = try harness.start(environment: Self.environment)
+        let first = try await harness.startStandard(
+            btc: (binance: "100000.00", bybit: "100000.00", upbit: "140000000"), webhooks: Self.webhooks(receiver, timeout: "2s"),
+            environment: Self.environment)
         defer { first.terminate() }
-        try await first.waitUntilRunning()
 
         apis.set("bybit", "BTC", "100060.00")  // 0.06% ≥ 0.05 notice
         try await first.waitForEvent("notice") { $0.key == "premium/global/BTC" && $0.severity == .notice }
@@ -63,9 +60,9 @@ struct WebhookDeliveryIntegrationTests {
             let seconds = try #require(TimeInterval(timestamp))
             #expect(abs(seconds - Date().timeIntervalSince1970) < 60)
             let signature = try #require(request.header("webhook-signature"))
-            #expect(try await IndependentChecks.webhookSignatureIsValid(
+            #expect(try await WebhookSignatureCheck.isValid(
                 secret: Self.secret, id: event.id, timestamp: timestamp, header: signature, body: request.body))
-            #expect(!(try await IndependentChecks.webhookSignatureIsValid(
+            #expect(!(try await WebhookSignatureCheck.isValid(
                 secret: Self.secret, id: event.id + "x", timestamp: timestamp, header: signature, body: request.body)))
         }
         #expect(try SchemaValidator.validateAlertEvents(accepted.map { String(decoding: $0.request.body, as: UTF8.self) }) == [])
@@ -86,13 +83,10 @@ struct WebhookDeliveryIntegrationTests {
         let receiver = MockWebhookReceiver(on: apis.server, answer: .status(200, delay: .seconds(60)))
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
-        apis.set("binance", "BTC", "100000.00")
-        apis.set("bybit", "BTC", "100000.00")
-        apis.set("upbit", "BTC", "140000000")
-        try harness.writeConfig(harness.standardConfig(webhooks: Self.webhooks(receiver, timeout: "10s")))
-        let daemon = try harness.start(environment: Self.environment)
+        let daemon = try await harness.startStandard(
+            btc: (binance: "100000.00", bybit: "100000.00", upbit: "140000000"), webhooks: Self.webhooks(receiver, timeout: "10s"),
+            environment: Self.environment)
         defer { daemon.terminate() }
-        try await daemon.waitUntilRunning()
 
         apis.set("bybit", "BTC", "100060.00")
         let notice = try await daemon.waitForEvent("notice") { $0.key == "premium/global/BTC" && $0.severity == .notice }

@@ -9,8 +9,7 @@ import MarketAlertCore
 /// (`UnlistedMarkets`) and returns what it found. Request weight is watched by `BinanceWeightGuard`.
 package struct BinanceTickerSource: QuoteSource {
     package var exchange: ExchangeID { .binance }
-    package let settings: ExchangeSettings
-    package let fetcher: HTTPFetcher
+    let client: ExchangeClient
     let weightGuard: BinanceWeightGuard
     let unlisted: UnlistedMarkets
 
@@ -19,8 +18,7 @@ package struct BinanceTickerSource: QuoteSource {
     }
 
     init(settings: ExchangeSettings, fetcher: HTTPFetcher, weightGuard: BinanceWeightGuard, unlisted: UnlistedMarkets) {
-        self.settings = settings
-        self.fetcher = fetcher
+        client = ExchangeClient(exchange: .binance, settings: settings, fetcher: fetcher)
         self.weightGuard = weightGuard
         self.unlisted = unlisted
     }
@@ -31,7 +29,7 @@ package struct BinanceTickerSource: QuoteSource {
     package func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
         guard !pairs.isEmpty else { return [] }
         let source = exchange.rawValue
-        let known = unlisted.unlisted(now: fetcher.clock.now())
+        let known = unlisted.unlisted(now: client.now())
         let requested = pairs.filter { !known.contains(Self.symbol($0)) }
         guard !requested.isEmpty else { throw unlisted.allUnlistedError(Set(pairs.map(Self.symbol)), source: source) }
 
@@ -51,16 +49,13 @@ package struct BinanceTickerSource: QuoteSource {
 
     private func get(query: [(String, String)]) async throws(SourceError) -> FetchedBody {
         let source = exchange.rawValue
-        try weightGuard.checkAllowed(now: fetcher.clock.now(), source: source)
-        let url = try ExchangeEndpoint.url(settings.baseURL, path: "/api/v3/ticker/24hr", query: query, source: source)
+        try weightGuard.checkAllowed(now: client.now(), source: source)
         do {
-            let body = try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
-                (400..<500).contains(status) ? Self.apiError(in: body) : nil
-            }
+            let body = try await client.get("/api/v3/ticker/24hr", query: query) { Self.apiError(in: $1) }
             weightGuard.observe(usedWeight: body.headers.first(name: BinanceWeightGuard.usedWeightHeader), at: body.receivedAt)
             return body
         } catch {
-            weightGuard.observe(error, now: fetcher.clock.now())
+            weightGuard.observe(error, now: client.now())
             throw error
         }
     }

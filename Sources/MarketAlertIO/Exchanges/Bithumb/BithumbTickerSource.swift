@@ -7,12 +7,10 @@ import MarketAlertCore
 /// The v1 API's Upbit-style array (`[{"market":"KRW-BTC","trade_price":…}]`) is decoded too.
 package struct BithumbTickerSource: QuoteSource {
     package var exchange: ExchangeID { .bithumb }
-    package let settings: ExchangeSettings
-    package let fetcher: HTTPFetcher
+    let client: ExchangeClient
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
-        self.settings = settings
-        self.fetcher = fetcher
+        client = ExchangeClient(exchange: .bithumb, settings: settings, fetcher: fetcher)
     }
 
     /// `BTC_KRW` (the public API's spelling of a market).
@@ -29,10 +27,7 @@ package struct BithumbTickerSource: QuoteSource {
         var refusals: [SourceError] = []
         for (quoteCurrency, group) in byQuote.sorted(by: { $0.key < $1.key }) {
             do throws(SourceError) {
-                let url = try ExchangeEndpoint.url(settings.baseURL, path: "/public/ticker/ALL_\(quoteCurrency)", source: source)
-                let body = try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
-                    (400..<500).contains(status) ? Self.apiError(in: body) : nil
-                }
+                let body = try await client.get("/public/ticker/ALL_\(quoteCurrency)") { Self.apiError(in: $1) }
                 quotes += try Self.decode(body.body, quoteCurrency: quoteCurrency, watched: Set(group), receivedAt: body.receivedAt)
             } catch where error.kind == .api || error.kind == .empty {
                 refusals.append(SourceError(source: source, kind: error.kind, message: "ALL_\(quoteCurrency): \(error.message)"))

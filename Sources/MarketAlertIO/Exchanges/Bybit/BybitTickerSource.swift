@@ -6,25 +6,19 @@ import MarketAlertCore
 /// per-ticker time: quotes carry the envelope's `time` (ms).
 package struct BybitTickerSource: QuoteSource {
     package var exchange: ExchangeID { .bybit }
-    package let settings: ExchangeSettings
-    package let fetcher: HTTPFetcher
+    let client: ExchangeClient
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
-        self.settings = settings
-        self.fetcher = fetcher
+        client = ExchangeClient(exchange: .bybit, settings: settings, fetcher: fetcher)
     }
 
     /// `BTCUSDT` (spot and linear share ids; the request's `category` tells them apart).
     package static func symbol(_ pair: MarketPair) -> String { (pair.base + pair.quote).uppercased() }
 
     package func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
-        guard !pairs.isEmpty else { return [] }
-        let source = exchange.rawValue
-        let url = try ExchangeEndpoint.url(settings.baseURL, path: "/v5/market/tickers", query: [("category", "spot")], source: source)
-        let body = try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
-            (400..<500).contains(status) ? Self.apiError(in: body) : nil
-        }
-        return try Self.decode(body.body, watched: pairs, receivedAt: body.receivedAt)
+        try await client.fetchQuotes(
+            for: pairs, path: "/v5/market/tickers", query: [("category", "spot")], apiError: { Self.apiError(in: $1) },
+            decode: Self.decode)
     }
 
     /// Decodes a `/v5/market/tickers` body; `retCode != 0` is `.api`.

@@ -9,13 +9,11 @@ import MarketAlertCore
 /// other failure fails the poll. The quote time is the ISO-8601 `time` (microseconds) of the last trade.
 package struct CoinbaseTickerSource: QuoteSource {
     package var exchange: ExchangeID { .coinbase }
-    package let settings: ExchangeSettings
-    package let fetcher: HTTPFetcher
+    let client: ExchangeClient
     package var maxConcurrentRequests = 4
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
-        self.settings = settings
-        self.fetcher = fetcher
+        client = ExchangeClient(exchange: .coinbase, settings: settings, fetcher: fetcher)
     }
 
     /// `BTC-USD`.
@@ -23,7 +21,7 @@ package struct CoinbaseTickerSource: QuoteSource {
 
     package func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
         guard !pairs.isEmpty else { return [] }
-        var collector = QuoteCollector(exchange: .coinbase, receivedAt: fetcher.clock.now(), pairs: pairs, marketID: Self.productID)
+        var collector = QuoteCollector(exchange: .coinbase, receivedAt: client.now(), pairs: pairs, marketID: Self.productID)
         collector.listCount = pairs.count
         let products = pairs.map(Self.productID).sorted()
         let outcomes = await withTaskGroup(of: (String, Result<Fetched?, SourceError>).self) { group in
@@ -74,11 +72,9 @@ package struct CoinbaseTickerSource: QuoteSource {
 
     /// One product's ticker; `nil` when Coinbase does not list the product.
     private func fetchProduct(_ product: String) async -> Result<Fetched?, SourceError> {
-        let source = exchange.rawValue
         do throws(SourceError) {
-            let url = try ExchangeEndpoint.url(settings.baseURL, path: "/products/\(ExchangeEndpoint.encode(product))/ticker", source: source)
-            let body = try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
-                (400..<500).contains(status) ? Self.apiError(in: body, status: status, product: product) : nil
+            let body = try await client.get("/products/\(ExchangeEndpoint.encode(product))/ticker") {
+                Self.apiError(in: $1, status: $0, product: product)
             }
             let ticker = try Self.decodeTicker(body.body, product: product)
             return .success(Fetched(ticker: ticker, time: try Self.time(of: ticker, product: product), receivedAt: body.receivedAt))

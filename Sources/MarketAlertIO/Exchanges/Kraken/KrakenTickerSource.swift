@@ -10,8 +10,7 @@ import MarketAlertCore
 /// what it found.
 package struct KrakenTickerSource: QuoteSource {
     package var exchange: ExchangeID { .kraken }
-    package let settings: ExchangeSettings
-    package let fetcher: HTTPFetcher
+    let client: ExchangeClient
     let unlisted: UnlistedMarkets
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
@@ -19,14 +18,13 @@ package struct KrakenTickerSource: QuoteSource {
     }
 
     init(settings: ExchangeSettings, fetcher: HTTPFetcher, unlisted: UnlistedMarkets) {
-        self.settings = settings
-        self.fetcher = fetcher
+        client = ExchangeClient(exchange: .kraken, settings: settings, fetcher: fetcher)
         self.unlisted = unlisted
     }
 
     package func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
         guard !pairs.isEmpty else { return [] }
-        let known = unlisted.unlisted(now: fetcher.clock.now())
+        let known = unlisted.unlisted(now: client.now())
         let requested = pairs.filter { !known.contains(KrakenPairNames.requestName($0)) }
         guard !requested.isEmpty else {
             throw unlisted.allUnlistedError(Set(pairs.map(KrakenPairNames.requestName)), source: exchange.rawValue)
@@ -44,11 +42,7 @@ package struct KrakenTickerSource: QuoteSource {
     }
 
     private func get(query: [(String, String)]) async throws(SourceError) -> FetchedBody {
-        let source = exchange.rawValue
-        let url = try ExchangeEndpoint.url(settings.baseURL, path: "/0/public/Ticker", query: query, source: source)
-        return try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
-            (400..<500).contains(status) ? (try? JSONDecoder().decode(Envelope.self, from: body))?.error : nil
-        }
+        try await client.get("/0/public/Ticker", query: query) { _, body in (try? JSONDecoder().decode(Envelope.self, from: body))?.error }
     }
 
     /// Decodes a `/0/public/Ticker` body; a non-empty `error` array is `.api`.

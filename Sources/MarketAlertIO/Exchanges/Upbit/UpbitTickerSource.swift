@@ -10,8 +10,7 @@ import MarketAlertCore
 /// (`UnlistedMarkets`) and asks again for the listed ones.
 package struct UpbitTickerSource: QuoteSource {
     package var exchange: ExchangeID { .upbit }
-    package let settings: ExchangeSettings
-    package let fetcher: HTTPFetcher
+    let client: ExchangeClient
     let unlisted: UnlistedMarkets
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
@@ -19,8 +18,7 @@ package struct UpbitTickerSource: QuoteSource {
     }
 
     init(settings: ExchangeSettings, fetcher: HTTPFetcher, unlisted: UnlistedMarkets) {
-        self.settings = settings
-        self.fetcher = fetcher
+        client = ExchangeClient(exchange: .upbit, settings: settings, fetcher: fetcher)
         self.unlisted = unlisted
     }
 
@@ -29,7 +27,7 @@ package struct UpbitTickerSource: QuoteSource {
 
     package func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
         guard !pairs.isEmpty else { return [] }
-        let known = unlisted.unlisted(now: fetcher.clock.now())
+        let known = unlisted.unlisted(now: client.now())
         let requested = pairs.filter { !known.contains(Self.marketCode($0)) }
         guard !requested.isEmpty else { throw unlisted.allUnlistedError(Set(pairs.map(Self.marketCode)), source: exchange.rawValue) }
         do {
@@ -39,7 +37,7 @@ package struct UpbitTickerSource: QuoteSource {
             let requestedCodes = Set(requested.map(Self.marketCode))
             let missing = requestedCodes.subtracting(listed)
             guard !missing.isEmpty else { throw error }
-            unlisted.record(missing, now: fetcher.clock.now())
+            unlisted.record(missing, now: client.now())
             let remaining = requested.filter { listed.contains(Self.marketCode($0)) }
             guard !remaining.isEmpty else { throw unlisted.allUnlistedError(requestedCodes, source: exchange.rawValue) }
             return try await tickers(for: remaining)
@@ -47,23 +45,15 @@ package struct UpbitTickerSource: QuoteSource {
     }
 
     private func tickers(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
-        let source = exchange.rawValue
         let markets = pairs.map(Self.marketCode).sorted().joined(separator: ",")
-        let url = try ExchangeEndpoint.url(settings.baseURL, path: "/v1/ticker", query: [("markets", markets)], source: source)
-        let body = try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
-            (400..<500).contains(status) ? Self.apiError(in: body, status: status) : nil
-        }
+        let body = try await client.get("/v1/ticker", query: [("markets", markets)]) { Self.apiError(in: $1, status: $0) }
         return try Self.decode(body.body, watched: pairs, receivedAt: body.receivedAt)
     }
 
     /// Every market code Upbit lists (`GET /v1/market/all`).
     private func listedMarkets() async throws(SourceError) -> Set<String> {
-        let source = exchange.rawValue
-        let url = try ExchangeEndpoint.url(settings.baseURL, path: "/v1/market/all", source: source)
-        let body = try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
-            (400..<500).contains(status) ? Self.apiError(in: body, status: status) : nil
-        }
-        let markets = try ExchangeJSON.decode([ListedMarket].self, from: body.body, source: source)
+        let body = try await client.get("/v1/market/all") { Self.apiError(in: $1, status: $0) }
+        let markets = try ExchangeJSON.decode([ListedMarket].self, from: body.body, source: exchange.rawValue)
         return Set(markets.map(\.market))
     }
 

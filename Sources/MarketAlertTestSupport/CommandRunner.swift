@@ -1,26 +1,31 @@
 import Foundation
 
 /// What a finished command printed and how it ended.
-struct CommandResult: Sendable, CustomStringConvertible {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+package struct CommandResult: Sendable, CustomStringConvertible {
+    package var status: Int32
+    package var stdout: String
+    package var stderr: String
 
-    var succeeded: Bool { status == 0 }
-    var trimmed: String { stdout.trimmingCharacters(in: .whitespacesAndNewlines) }
-    var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
+    package var succeeded: Bool { status == 0 }
+    package var trimmed: String { stdout.trimmingCharacters(in: .whitespacesAndNewlines) }
+    package var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
 }
 
-struct CommandFailed: Error, CustomStringConvertible {
-    var command: [String]
-    var result: CommandResult
-    var description: String { "\(command.joined(separator: " ")) failed: \(result)" }
+package struct CommandFailed: Error, CustomStringConvertible {
+    package var command: [String]
+    package var result: CommandResult
+    package var description: String { "\(command.joined(separator: " ")) failed: \(result)" }
+
+    package init(command: [String], result: CommandResult) {
+        self.command = command
+        self.result = result
+    }
 }
 
 /// Runs external commands without blocking a concurrency thread: output goes to temporary files (no pipe
 /// can fill up), and `timeout(1)` bounds every run.
-enum CommandRunner {
-    static func run(_ command: [String], timeoutSeconds: Int = 120) async throws -> CommandResult {
+package enum CommandRunner {
+    package static func run(_ command: [String], timeoutSeconds: Int = 120) async throws -> CommandResult {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("marketalertd-cmd-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -53,14 +58,14 @@ enum CommandRunner {
 
     /// Like `run`, but throws unless the command exits 0.
     @discardableResult
-    static func check(_ command: [String], timeoutSeconds: Int = 120) async throws -> CommandResult {
+    package static func check(_ command: [String], timeoutSeconds: Int = 120) async throws -> CommandResult {
         let result = try await run(command, timeoutSeconds: timeoutSeconds)
         guard result.succeeded else { throw CommandFailed(command: command, result: result) }
         return result
     }
 
     /// Synchronous variant for trait conditions, which are evaluated before any test runs.
-    static func runBlocking(_ command: [String]) -> CommandResult? {
+    package static func runBlocking(_ command: [String]) -> CommandResult? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         process.arguments = ["--kill-after=5", "60"] + command

@@ -1,0 +1,38 @@
+import Foundation
+import MarketAlertCore
+
+/// How an exchange source reaches its API: the exchange's settings (base URL, timeout) and the shared fetcher,
+/// with the one request shape every source uses, a GET under the base URL whose 4xx bodies the exchange's
+/// own error format may explain.
+struct ExchangeClient: Sendable {
+    let exchange: ExchangeID
+    let settings: ExchangeSettings
+    let fetcher: HTTPFetcher
+
+    /// `apiError` reads the body of a 4xx answer (an exchange's error envelope) into an `.api` error; when it
+    /// returns `nil` the answer is a plain `.http` error.
+    typealias APIErrorReader = (_ status: Int, _ body: Data) -> SourceError?
+
+    /// GET `path` (with `query`) under the configured base URL.
+    func get(_ path: String, query: [(String, String)] = [], apiError: APIErrorReader) async throws(SourceError) -> FetchedBody {
+        let source = exchange.rawValue
+        let url = try ExchangeEndpoint.url(settings.baseURL, path: path, query: query, source: source)
+        return try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
+            (400..<500).contains(status) ? apiError(status, body) : nil
+        }
+    }
+
+    /// One GET of a ticker list that serves every watched pair, decoded down to the watched pairs
+    /// (no request when nothing is watched).
+    func fetchQuotes(
+        for pairs: Set<MarketPair>, path: String, query: [(String, String)] = [], apiError: APIErrorReader,
+        decode: (_ body: Data, _ watched: Set<MarketPair>, _ receivedAt: Date) throws(SourceError) -> [Quote]
+    ) async throws(SourceError) -> [Quote] {
+        guard !pairs.isEmpty else { return [] }
+        let body = try await get(path, query: query, apiError: apiError)
+        return try decode(body.body, pairs, body.receivedAt)
+    }
+
+    /// The current time of the fetcher's clock.
+    func now() -> Date { fetcher.clock.now() }
+}
