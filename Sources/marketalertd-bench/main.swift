@@ -1,1 +1,58 @@
-print("x")
+import Foundation
+
+// marketalertd-bench: the performance budgets, measured (see BenchOptions for the flags, scripts/bench).
+//   decode of a full-size Binance /ticker/24hr list (~3,000 symbols) < 10 ms
+//   one full premium evaluation, 8 exchanges × 50 assets          < 1 ms
+//   steady resident memory of the running release daemon under that load < 40 MB   (--rss)
+
+let options: BenchOptions
+do {
+    options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(2)
+}
+
+print(Report.header())
+var verdicts: [Verdict] = []
+do {
+    let fixtures = FixtureFiles(override: options.fixtures)
+    let list = try BinanceBulkList(fixtures: fixtures)
+    let markets = try BenchMarkets(list)
+    let shapes = try ExchangeRowShapes(fixtures: fixtures, binanceList: list)
+    print("watched assets (\(markets.assets.count)): \(markets.assets.joined(separator: " "))")
+    if options.rss {
+        print("\nDaemon memory: \(options.binary), \(options.seconds) s, 8 exchanges × 50 assets at poll_interval 1s (+ Dunamu USD/KRW)")
+        let apis = try await MockExchangeAPIs(markets: markets, list: list, shapes: shapes)
+        let result: DaemonRSSBenchmark.Result
+        do {
+            result = try await DaemonRSSBenchmark(binary: options.binary, seconds: options.seconds, apis: apis).run()
+        } catch {
+            await apis.shutdown()
+            throw error
+        }
+        await apis.shutdown()
+        let (text, rssVerdicts) = Report.rss(result, seconds: options.seconds)
+        print(text)
+        verdicts += rssVerdicts
+    } else {
+        print("\nDecode (\(BinanceBulkList.fixture): \(list.recordedCount) recorded rows + \(list.rows.count - list.recordedCount) copies; 50 watched USDT pairs)")
+        let decode = try DecodeBenchmark(list: list, markets: markets, shapes: shapes).run(iterations: options.iterations)
+        let (decodeTable, decodeVerdict) = Report.decode(decode)
+        print(decodeTable)
+        if let decodeVerdict { verdicts.append(decodeVerdict) }
+
+        print("\nEvaluation (PremiumEvaluator.evaluate, all rules × all assets, steady state)")
+        let evaluation = EvaluationBenchmark(markets: markets).run(iterations: options.evalIterations)
+        let (evaluationTable, evaluationVerdict) = Report.evaluation(evaluation)
+        print(evaluationTable)
+        verdicts.append(evaluationVerdict)
+    }
+} catch {
+    print("FAIL bench could not run: \(error)")
+    exit(2)
+}
+
+print("")
+for verdict in verdicts { print(verdict.line) }
+exit(verdicts.allSatisfy(\.pass) ? 0 : 1)

@@ -20,6 +20,12 @@ struct MarketAlertd: AsyncParsableCommand {
         subcommands: [Run.self, CheckConfig.self, Once.self],
         defaultSubcommand: Run.self
     )
+
+    /// Tunes glibc malloc before any other thread allocates (see `MallocTuning`), then runs the command.
+    static func main() async {
+        _ = MallocTuning.atStartup
+        await main(nil)
+    }
 }
 
 struct ConfigOption: ParsableArguments {

@@ -9,6 +9,7 @@ import ServiceLifecycle
 package enum Daemon {
     /// Exit codes: 0 clean, 1 config or startup error (systemd's Restart=on-failure applies).
     package static func run(configPath: String, logger: Logger, lifecycle: any LifecycleObserver, clock: any DaemonClock = SystemClock()) async -> Int32 {
+        logger.debug("\(MallocTuning.atStartup)")
         let settings: Settings
         do throws(ConfigError) {
             let loaded = try ConfigLoader.load(path: configPath)

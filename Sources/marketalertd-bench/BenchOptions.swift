@@ -1,0 +1,60 @@
+import Foundation
+
+/// Command-line flags of `marketalertd-bench`.
+///
+///     marketalertd-bench [--iterations N] [--eval-iterations N] [--fixtures DIR]
+///     marketalertd-bench --rss [--seconds N] [--binary PATH] [--fixtures DIR]
+///
+/// Without `--rss` it times decoding and evaluation in this process; with `--rss` it runs the release daemon
+/// against local mock exchanges and samples its resident memory.
+struct BenchOptions {
+    var iterations = 200
+    var evalIterations = 2000
+    var rss = false
+    var seconds = 60
+    var binary = ".build/release/marketalertd"
+    var fixtures: String?
+
+    static let usage = """
+        usage: marketalertd-bench [--iterations N] [--eval-iterations N] [--fixtures DIR]
+               marketalertd-bench --rss [--seconds N] [--binary PATH] [--fixtures DIR]
+
+          --iterations N       timed decode runs per payload after warm-up (default 200)
+          --eval-iterations N  timed full evaluations after warm-up (default 2000)
+          --rss                run the release daemon against local mock exchanges and sample its memory
+          --seconds N          how long the daemon runs under --rss (default 60)
+          --binary PATH        the daemon to run under --rss (default .build/release/marketalertd)
+          --fixtures DIR       recorded payloads (default ./Tests/Fixtures, else the package's)
+        """
+
+    struct UsageError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> BenchOptions {
+        var options = BenchOptions()
+        var rest = arguments[...]
+        func value(_ flag: String) throws(UsageError) -> String {
+            guard let next = rest.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
+            return next
+        }
+        func positive(_ flag: String) throws(UsageError) -> Int {
+            let text = try value(flag)
+            guard let number = Int(text), number > 0 else { throw UsageError(description: "\(flag): expected a positive integer, got \(text)") }
+            return number
+        }
+        while let flag = rest.popFirst() {
+            switch flag {
+            case "--iterations": options.iterations = try positive(flag)
+            case "--eval-iterations": options.evalIterations = try positive(flag)
+            case "--rss": options.rss = true
+            case "--seconds": options.seconds = try positive(flag)
+            case "--binary": options.binary = try value(flag)
+            case "--fixtures": options.fixtures = try value(flag)
+            case "-h", "--help": throw UsageError(description: usage)
+            default: throw UsageError(description: "unknown argument \(flag)\n\(usage)")
+            }
+        }
+        return options
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import MarketAlertCore
+
+/// The daemon's config for the memory run: all 8 exchanges every second, Dunamu for USD/KRW, the two rules
+/// of the evaluation benchmark over 50 assets, JSON alerts on stdout, state in a temporary directory.
+enum DaemonConfig {
+    static func yaml(baseURL: String, stateDirectory: String, assets: [String]) -> String {
+        let exchanges = ExchangeID.allCases.map { "  \($0.rawValue): { poll_interval: 1s, timeout: 5s, base_url: \"\(baseURL)\" }" }
+        let assetList = "[" + assets.joined(separator: ", ") + "]"
+        let global = EvaluationBenchmark.usdtExchanges.map(\.rawValue).joined(separator: ", ")
+        return """
+            # Written by marketalertd-bench --rss.
+            state_dir: \(stateDirectory)
+            display_time_zones: [UTC, Asia/Seoul]
+            exchanges:
+            \(exchanges.joined(separator: "\n"))
+            fx:
+              poll_interval: 10s
+              max_age: 15m
+              providers:
+                - name: dunamu
+                  base_url: "\(baseURL)"
+            premium:
+              reference: USD
+              stablecoins_as: { USDT: USD, USDC: USD }
+              max_quote_age: 30s
+              rules:
+                - name: global
+                  assets: \(assetList)
+                  exchanges: [\(global)]
+                  quotes: [USDT]
+                  basis: last
+                  levels:
+                    - { pct: 0.05, severity: notice }
+                    - { pct: 0.1, severity: warning }
+                  clear_pct: 0.04
+                  repeat_interval: 1h
+                - name: kimchi
+                  assets: \(assetList)
+                  exchanges: [upbit, bithumb, binance]
+                  quotes: [KRW, USDT]
+                  basis: last
+                  levels:
+                    - { pct: 3.0, severity: warning }
+                    - { pct: 5.0, severity: critical }
+                  clear_pct: 2.5
+                  for: 30s
+                  repeat_interval: 6h
+            sinks:
+              stdout: { format: json }
+              journal: { enabled: false }
+            source_alerts: { after_failures: 3, after_silence: 5m }
+
+            """
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import MarketAlertCore
+
+/// Runs the release daemon against `MockExchangeAPIs` (8 exchanges × 50 assets, polled every second) and
+/// samples its resident memory once a second.
+struct DaemonRSSBenchmark {
+    struct Result {
+        var samples: [ProcStatus]
+        var traffic: [String: (requests: Int, polls: Int)]
+        /// `key status severity` of each premium alert.
+        var premiumEvents: [String]
+        var sourceEvents: [String]
+        var stayedAlive: Bool
+        var exitStatus: String
+        var exitedCleanly: Bool
+        var stderrTail: [String]
+
+        /// Median RSS over the second half of the run.
+        var steadyRSS: Int {
+            let tail = samples.suffix(max(1, samples.count / 2)).map(\.rss).sorted()
+            return tail.isEmpty ? 0 : tail[tail.count / 2]
+        }
+
+        var peakRSS: Int { samples.map(\.hwm).max() ?? 0 }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let binary: String
+    let seconds: Int
+    let apis: MockExchangeAPIs
+
+    func run() async throws -> Result {
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw Failure(description: "no daemon binary at \(binary) (build it: swift build -c release --product marketalertd)")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("marketalertd-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configPath = directory.appendingPathComponent("marketalertd.yaml").path
+        try DaemonConfig.yaml(baseURL: apis.baseURL, stateDirectory: directory.appendingPathComponent("state").path, assets: apis.assets)
+            .write(toFile: configPath, atomically: true, encoding: .utf8)
+        let stdoutPath = directory.appendingPathComponent("stdout.jsonl").path
+        let stderrPath = directory.appendingPathComponent("stderr.log").path
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["run", "--config", configPath]
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["NOTIFY_SOCKET", "JOURNAL_STREAM", "WATCHDOG_USEC", "WATCHDOG_PID", "CREDENTIALS_DIRECTORY", "STATE_DIRECTORY"] {
+            environment[key] = nil
+        }
+        process.environment = environment
+        process.currentDirectoryURL = directory
+        process.standardInput = FileHandle.nullDevice
+        // Alerts go to a file (not a pipe this process must drain), so they can be counted afterwards.
+        process.standardOutput = FileHandle(forWritingAtPath: stdoutPath)
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        try process.run()
+        let pid = process.processIdentifier
+
+        let started = ContinuousClock.now
+        while !(try String(contentsOfFile: stderrPath, encoding: .utf8)).contains("marketalertd running") {
+            guard process.isRunning else { break }
+            guard ContinuousClock.now - started < .seconds(30) else {
+                kill(pid, SIGKILL)
+                throw Failure(description: "the daemon did not report \"running\" within 30 s")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+
+        var samples: [ProcStatus] = []
+        var stayedAlive = process.isRunning
+        let clock = ContinuousClock()
+        var next = clock.now
+        for second in 1...seconds where stayedAlive {
+            next += .seconds(1)
+            try await clock.sleep(until: next)
+            guard process.isRunning, let status = ProcStatus.read(pid: pid) else {
+                stayedAlive = false
+                break
+            }
+            samples.append(status)
+            if second % 10 == 0 || second == seconds {
+                print("  t=\(second)s  VmRSS \(ByteText.mb(status.rss))  VmHWM \(ByteText.mb(status.hwm))  threads \(status.threads)")
+            }
+        }
+        let traffic = apis.traffic()
+
+        var exitedCleanly = false
+        var exitStatus = "not running when the run ended"
+        if process.isRunning {
+            kill(pid, SIGTERM)
+            let stopDeadline = ContinuousClock.now + .seconds(15)
+            while process.isRunning, ContinuousClock.now < stopDeadline { try await Task.sleep(for: .milliseconds(20)) }
+            if process.isRunning {
+                kill(pid, SIGKILL)
+                exitStatus = "still running 15 s after SIGTERM (killed)"
+            } else {
+                let reason = process.terminationReason == .exit ? "exit" : "signal"
+                exitStatus = "\(reason) \(process.terminationStatus) after SIGTERM"
+                exitedCleanly = process.terminationReason == .exit && process.terminationStatus == 0
+            }
+        } else {
+            exitStatus = "died during the run: \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)"
+        }
+
+        let decoder = AlertEvent.makeDecoder()
+        let events = (try String(contentsOfFile: stdoutPath, encoding: .utf8)).split(separator: "\n").compactMap {
+            try? decoder.decode(AlertEvent.self, from: Data($0.utf8))
+        }
+        let stderr = (try String(contentsOfFile: stderrPath, encoding: .utf8)).split(separator: "\n").map(String.init)
+        return Result(
+            samples: samples, traffic: traffic, premiumEvents: events.filter { $0.kind == .premium }.map { "\($0.key) \($0.status) \($0.severity.rawValue)" },
+            sourceEvents: events.filter { $0.kind == .source }.map { "\($0.key) \($0.status): \($0.summary)" },
+            stayedAlive: stayedAlive, exitStatus: exitStatus, exitedCleanly: exitedCleanly, stderrTail: Array(stderr.suffix(15)))
+    }
+}

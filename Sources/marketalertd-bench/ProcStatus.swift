@@ -1,0 +1,31 @@
+import Foundation
+
+/// Memory figures of a running process from `/proc/<pid>/status` (kB there; bytes here).
+struct ProcStatus: Sendable {
+    /// Resident set size now.
+    var rss: Int
+    /// Peak resident set size ("high water mark").
+    var hwm: Int
+    var rssAnon: Int
+    var rssFile: Int
+    var threads: Int
+
+    static func read(pid: Int32) -> ProcStatus? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        var fields: [String: Int] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let value = parts[1].split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) }
+            if let value { fields[String(parts[0])] = value }
+        }
+        guard let rss = fields["VmRSS"], let hwm = fields["VmHWM"] else { return nil }
+        return ProcStatus(
+            rss: rss * 1024, hwm: hwm * 1024, rssAnon: (fields["RssAnon"] ?? 0) * 1024, rssFile: (fields["RssFile"] ?? 0) * 1024,
+            threads: fields["Threads"] ?? 0)
+    }
+}
+
+enum ByteText {
+    static func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_000_000) }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// One budget's outcome, printed as `PASS decode binance 3000 symbols: median 3.1 ms (budget 10 ms)`.
+struct Verdict {
+    var pass: Bool
+    var text: String
+
+    var line: String { (pass ? "PASS " : "FAIL ") + text }
+}
+
+enum Report {
+    static let decodeBudget = 0.010
+    static let evaluationBudget = 0.001
+    /// 40 MB as 40,000,000 bytes (the stricter reading).
+    static let rssBudget = 40_000_000
+
+    static func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1000) }
+    static func us(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
+
+    /// Where the figures come from: build, cores, load (the machine is shared, so load matters).
+    static func header() -> String {
+        #if DEBUG
+        let build = "DEBUG build: these figures are not comparable to the budgets; use -c release"
+        #else
+        let build = "release build"
+        #endif
+        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?"
+        return "marketalertd-bench: \(build), \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(load)"
+    }
+
+    static func table(_ rows: [[String]]) -> String {
+        guard let first = rows.first else { return "" }
+        var widths = first.map(\.count)
+        for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        return rows.enumerated().map { position, row in
+            let line = row.enumerated().map { index, cell in
+                index == 0 ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[index] - cell.count) + cell
+            }.joined(separator: "  ")
+            return position == 0 ? line + "\n" + String(repeating: "-", count: line.count) : line
+        }.joined(separator: "\n")
+    }
+
+    static func decode(_ results: [DecodeBenchmark.Result]) -> (String, Verdict?) {
+        var rows = [["payload", "rows", "bytes", "runs", "min", "median", "p90", "max"]]
+        for r in results {
+            rows.append([r.name, "\(r.rows)", "\(r.bytes)", "\(r.samples.count)", ms(r.samples.min), ms(r.samples.median), ms(r.samples.p90), ms(r.samples.max)])
+        }
+        let verdict = results.first.map { binance in
+            Verdict(pass: binance.samples.median < decodeBudget,
+                    text: "decode binance \(binance.rows) symbols: median \(ms(binance.samples.median)), p90 \(ms(binance.samples.p90)) (budget \(ms(decodeBudget)))")
+        }
+        return (table(rows), verdict)
+    }
+
+    static func evaluation(_ r: EvaluationBenchmark.Result) -> (String, Verdict) {
+        let rows = [
+            ["evaluation", "keys", "firing", "runs", "min", "median", "p90", "max"],
+            ["\(r.rules) rules, 8 exchanges × 50 assets", "\(r.keys)", "\(r.firingKeys)", "\(r.samples.count)",
+             us(r.samples.min), us(r.samples.median), us(r.samples.p90), us(r.samples.max)],
+        ]
+        let verdict = Verdict(pass: r.samples.median < evaluationBudget,
+                              text: "evaluate \(r.rules) rules × 50 assets over 8 exchanges: median \(us(r.samples.median)), p90 \(us(r.samples.p90)) (budget \(us(evaluationBudget)))")
+        return (table(rows), verdict)
+    }
+
+    static func rss(_ r: DaemonRSSBenchmark.Result, seconds: Int) -> (String, [Verdict]) {
+        var lines: [String] = []
+        var rows = [["source", "requests", "polls"]]
+        for name in ["binance", "bybit", "bitget", "okx", "upbit", "bithumb", "kraken", "coinbase", "dunamu"] {
+            let t = r.traffic[name] ?? (0, 0)
+            rows.append([name, "\(t.requests)", "\(t.polls)"])
+        }
+        lines.append(table(rows))
+        if let last = r.samples.last {
+            lines.append("samples \(r.samples.count); steady VmRSS (median of last half) \(ByteText.mb(r.steadyRSS)); peak VmHWM \(ByteText.mb(r.peakRSS)); "
+                + "at the end RssAnon \(ByteText.mb(last.rssAnon)), RssFile \(ByteText.mb(last.rssFile)), threads \(last.threads)")
+        }
+        lines.append("alerts on stdout: \(r.premiumEvents.count) premium (\(r.premiumEvents.prefix(6).joined(separator: "; "))), "
+            + "\(r.sourceEvents.count) source; daemon \(r.exitStatus)")
+        for event in r.sourceEvents.prefix(10) { lines.append("  source alert: \(event)") }
+
+        var verdicts: [Verdict] = []
+        verdicts.append(Verdict(pass: r.stayedAlive && r.samples.count == seconds, text: "daemon ran \(r.samples.count) of \(seconds) s"))
+        let exchanges = ExchangeNames.all
+        let slow = exchanges.filter { (r.traffic[$0]?.polls ?? 0) < seconds / 2 }
+        verdicts.append(Verdict(
+            pass: slow.isEmpty && (r.traffic["dunamu"]?.polls ?? 0) >= 1,
+            text: "polls: every exchange at least \(seconds / 2) in \(seconds) s at poll_interval 1s"
+                + (slow.isEmpty ? "" : " (too few: \(slow.joined(separator: ", ")))") + ", dunamu \(r.traffic["dunamu"]?.polls ?? 0)"))
+        verdicts.append(Verdict(pass: r.sourceEvents.isEmpty, text: "no source failures alerted (\(r.sourceEvents.count))"))
+        verdicts.append(Verdict(pass: r.exitedCleanly, text: "SIGTERM: \(r.exitStatus)"))
+        verdicts.append(Verdict(
+            pass: r.samples.count == seconds && r.steadyRSS < rssBudget,
+            text: "daemon steady RSS with 8 exchanges × 50 assets at 1 s: \(ByteText.mb(r.steadyRSS)), peak \(ByteText.mb(r.peakRSS)) (budget \(ByteText.mb(rssBudget)))"))
+        if verdicts.contains(where: { !$0.pass }) {
+            lines.append("daemon stderr (last lines):")
+            lines += r.stderrTail.map { "  " + $0 }
+        }
+        return (lines.joined(separator: "\n"), verdicts)
+    }
+}
+
+enum ExchangeNames {
+    static let all = ["binance", "bybit", "bitget", "okx", "upbit", "bithumb", "kraken", "coinbase"]
+}
