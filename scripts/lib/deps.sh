@@ -20,7 +20,9 @@ ensure_debian_packages() {
 
 # Python packages for test helpers (the JSON-Schema check of alert events is an independent implementation).
 ensure_python_packages() {
+    command -v python3 >/dev/null || ensure_debian_packages python3
     python3 -c 'import jsonschema, rfc3339_validator' 2>/dev/null && return 0
+    python3 -m pip --version >/dev/null 2>&1 || ensure_debian_packages python3-pip
     echo "deps: installing jsonschema rfc3339-validator (pip)" >&2
     python3 -m pip install --quiet --disable-pip-version-check jsonschema rfc3339-validator \
         || as_root python3 -m pip install --quiet --disable-pip-version-check jsonschema rfc3339-validator
