@@ -24,8 +24,10 @@ ensure_python_packages() {
     python3 -c 'import jsonschema, rfc3339_validator' 2>/dev/null && return 0
     python3 -m pip --version >/dev/null 2>&1 || ensure_debian_packages python3-pip
     echo "deps: installing jsonschema rfc3339-validator (pip)" >&2
-    python3 -m pip install --quiet --disable-pip-version-check jsonschema rfc3339-validator \
-        || as_root python3 -m pip install --quiet --disable-pip-version-check jsonschema rfc3339-validator
+    local pip=(python3 -m pip install --quiet --disable-pip-version-check jsonschema rfc3339-validator)
+    # Debian's own python3 is "externally managed" (PEP 668): these two small pure-Python test helpers
+    # then go in with --break-system-packages, which touches no Debian-packaged module.
+    "${pip[@]}" 2>/dev/null || as_root "${pip[@]}" 2>/dev/null || as_root "${pip[@]}" --break-system-packages
 }
 
 ensure_swift() {
