@@ -16,7 +16,10 @@ struct SystemdSandbox: Sendable {
     let pid: String
 
     static func start() async throws -> SystemdSandbox {
-        let result = try await CommandRunner.check([script, "start"], timeoutSeconds: 150)
+        // The repository (binary, scripts, the work directory under .build) must be visible inside, even
+        // for a checkout under /tmp, which the sandbox replaces with its own tmpfs.
+        let result = try await CommandRunner.check(
+            ["/usr/bin/env", "SANDBOX_SHARE=\(Fixtures.repositoryRoot.path)", script, "start"], timeoutSeconds: 150)
         guard let pid = result.trimmed.split(separator: "\n").last.map(String.init), Int(pid) != nil else {
             throw CommandFailed(command: [script, "start"], result: result)
         }
