@@ -185,7 +185,8 @@ import Testing
     @Test(arguments: ExchangeCase.all)
     func timeout(_ exchange: ExchangeCase) async throws {
         try await withExchangeServer { server, fetcher in
-            exchange.serve(MockHTTPServer.Response(body: Data(exchange.body(exchange.goodRows).utf8), delay: .seconds(1)), on: server)
+            // 25× the timeout: even a starved event loop must see the deadline before the answer.
+            exchange.serve(MockHTTPServer.Response(body: Data(exchange.body(exchange.goodRows).utf8), delay: .seconds(5)), on: server)
             let error = try await #require(failure(exchange, server, fetcher, timeout: .milliseconds(200)))
             #expect(error.kind == .timeout)
         }
