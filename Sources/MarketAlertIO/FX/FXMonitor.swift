@@ -137,11 +137,17 @@ package actor FXMonitor {
             let rate = rates[alert.quote]
             let action = machine.observe(FXMoveAlerts.observedValue(rate), now: now, policy: FXMoveAlerts.policy(alert))
             machines[key] = machine
-            if let event = FXMoveAlerts.event(id: EventID.make(), alert: alert, rate: rate, action: action, now: now) {
+            let event = FXMoveAlerts.event(id: EventID.make(), alert: alert, rate: rate, action: action, now: now)
+            // State and notification are committed together before delivery, and the notification cleared
+            // after it: a crash in between re-delivers it at the next start (see StateStore.commit).
+            if machine.phase != before || event != nil { commit(machine, key: key, event: event, now: now) }
+            if let event {
                 logger.notice("\(event.key) \(event.status): \(event.summary)")
                 await sink.deliver(event)
+                do { try store?.clearPending(eventID: event.id) } catch {
+                    logger.error("could not clear delivered FX event: \(error)", metadata: ["event_id": "\(event.id)"])
+                }
             }
-            if machine.phase != before { save(machine, key: key, now: now) }
         }
     }
 
@@ -163,10 +169,11 @@ package actor FXMonitor {
         }
     }
 
-    private func save(_ machine: LeveledAlertStateMachine, key: String, now: Date) {
+    private func commit(_ machine: LeveledAlertStateMachine, key: String, event: AlertEvent?, now: Date) {
         guard let store else { return }
         do {
-            try store.saveState(machine, key: key, kind: Self.stateKind, at: now)
+            try store.commit(
+                states: [StateWrite(key: key, kind: Self.stateKind, state: machine)], pending: event.map { [$0] } ?? [], at: now)
         } catch {
             logger.error("could not save FX alert state: \(error)", metadata: ["key": "\(key)"])
         }
