@@ -1,3 +1,4 @@
+import Foundation
 import AsyncHTTPClient
 import Logging
 import MarketAlertCore
@@ -12,6 +13,8 @@ package struct DaemonWiring: Sendable {
     package let logger: Logger
     /// The durable webhook queue (one for the life of the process; reloads change its targets).
     package let outbox: WebhookOutbox?
+    /// Under systemd with `StandardOutput=journal`, the stdout sink would duplicate the journal sink.
+    package var stdoutIsJournal = LoggingSetup.stdoutIsJournal(environment: ProcessInfo.processInfo.environment)
 
     package init(client: HTTPClient, clock: any DaemonClock, store: StateStore?, secrets: SecretResolver, logger: Logger, initial: Settings) {
         self.client = client
@@ -63,7 +66,11 @@ package struct DaemonWiring: Sendable {
     package func sinks(for settings: Settings) async -> [any AlertSink] {
         var sinks: [any AlertSink] = []
         if settings.sinks.stdoutEnabled {
-            sinks.append(StdoutSink(format: settings.sinks.stdoutFormat, displayTimeZones: settings.displayTimeZones))
+            if settings.sinks.journalEnabled && stdoutIsJournal {
+                logger.info("stdout goes to the journal and the journal sink is on: alerts are written once, as native entries")
+            } else {
+                sinks.append(StdoutSink(format: settings.sinks.stdoutFormat, displayTimeZones: settings.displayTimeZones))
+            }
         }
         if settings.sinks.journalEnabled {
             if !Journal.isAvailable {

@@ -47,6 +47,13 @@ package enum LoggingSetup {
     }
 
     /// Device and inode of an open file descriptor (`fstat(2)`), or nil if it is not open.
+    /// Whether stdout goes to the journal (systemd's `StandardOutput=journal`): then the stdout alert sink
+    /// would put a second, plain copy of every native journal entry into the same journal.
+    package static func stdoutIsJournal(environment: [String: String]) -> Bool {
+        guard let stream = environment["JOURNAL_STREAM"], let identity = fileIdentity(of: STDOUT_FILENO) else { return false }
+        return journalStream(stream, matches: identity)
+    }
+
     package static func fileIdentity(of descriptor: Int32) -> (device: UInt64, inode: UInt64)? {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return nil }

@@ -85,6 +85,13 @@ struct SystemdUnitTests {
         #expect(event.kind == .premium && event.id == alert["MARKETALERT_EVENT_ID"])
         #expect(event.premium?.high.exchange == "bybit")
 
+        // Stdout goes to the journal too; with the journal sink on, the alert is not written a second time
+        // there as a plain stdout line.
+        let plainAlerts = try await sandbox.journal("-u", unit, "_TRANSPORT=stdout").filter {
+            $0["MESSAGE"]?.contains("premium/sandbox/BTC") == true
+        }
+        #expect(plainAlerts.isEmpty, "alerts duplicated as stdout lines: \(plainAlerts)")
+
         // Logs are native entries too ($JOURNAL_STREAM matched stderr), with code location and label.
         let running = try await eventually("the daemon's 'running' log entry") {
             try await sandbox.journal("-u", unit, "MESSAGE=marketalertd running").first
