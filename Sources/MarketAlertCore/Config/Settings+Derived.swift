@@ -18,8 +18,8 @@ extension Settings {
         var result: Set<String> = []
         for rule in premium.rules {
             for quote in rule.quotes {
-                let fiat = premium.stablecoinsAs[quote] ?? quote
-                if fiat != "USD", fiat != premium.reference || premium.reference != "USD" { result.insert(fiat) }
+                // Conversions go through USD, so every other fiat needs its USD/<fiat> rate.
+                result.insert(premium.stablecoinsAs[quote] ?? quote)
             }
         }
         if premium.reference != "USD", !premium.rules.isEmpty { result.insert(premium.reference) }

@@ -21,8 +21,4 @@ package struct QuoteBook: Sendable {
     package mutating func remove(_ exchange: ExchangeID) { quotes[exchange] = nil }
 
     package func quote(_ exchange: ExchangeID, _ pair: MarketPair) -> Quote? { quotes[exchange]?[pair] }
-
-    package func quotes(for exchange: ExchangeID) -> [Quote] { quotes[exchange].map { Array($0.values) } ?? [] }
-
-    package var exchanges: [ExchangeID] { quotes.keys.sorted() }
 }

@@ -31,7 +31,4 @@ package struct CurrencyConverter: Sendable {
         rates.append(rate)
         return (usd * rate.rate.value, rates)
     }
-
-    /// Whether quotes in `currency` can be converted right now.
-    package func canConvert(_ currency: String) -> Bool { toReference(1, currency: currency) != nil }
 }

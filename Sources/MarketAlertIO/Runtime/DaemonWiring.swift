@@ -14,7 +14,7 @@ package struct DaemonWiring: Sendable {
     /// The durable webhook queue (one for the life of the process; reloads change its targets).
     package let outbox: WebhookOutbox?
     /// Under systemd with `StandardOutput=journal`, the stdout sink would duplicate the journal sink.
-    package var stdoutIsJournal = LoggingSetup.stdoutIsJournal(environment: ProcessInfo.processInfo.environment)
+    package let stdoutIsJournal = LoggingSetup.stdoutIsJournal(environment: ProcessInfo.processInfo.environment)
 
     package init(client: HTTPClient, clock: any DaemonClock, store: StateStore?, secrets: SecretResolver, logger: Logger, initial: Settings) {
         self.client = client

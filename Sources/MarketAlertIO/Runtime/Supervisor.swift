@@ -16,7 +16,8 @@ package actor Supervisor: SourceHealthReporter {
     private struct Hosted<Component: Sendable, Key: Equatable> {
         var component: Component
         var key: Key
-        var task: Task<Void, Never>
+        /// The component's `run()`; nil for `once`, which only calls `pollOnce()`.
+        var task: Task<Void, Never>?
     }
 
     private var settings: Settings
@@ -124,8 +125,8 @@ package actor Supervisor: SourceHealthReporter {
         }
         let fxComponent = makeFX()
         let ipoComponent = components.makeIPO(settings, self, sink)
-        if let fxComponent { fx = Hosted(component: fxComponent, key: FXComponentKey(settings), task: Task {}) }
-        if let ipoComponent { ipo = Hosted(component: ipoComponent, key: settings.ipo, task: Task {}) }
+        if let fxComponent { fx = Hosted(component: fxComponent, key: FXComponentKey(settings), task: nil) }
+        if let ipoComponent { ipo = Hosted(component: ipoComponent, key: settings.ipo, task: nil) }
         await withTaskGroup(of: (ExchangeID, Result<[Quote], SourceError>).self) { group in
             for (source, pairs) in sources {
                 group.addTask { (source.exchange, await source.poll(pairs)) }
@@ -257,14 +258,14 @@ package actor Supervisor: SourceHealthReporter {
         }
         let fxKey = FXComponentKey(settings)
         if fx?.key != fxKey {
-            fx?.task.cancel()
+            fx?.task?.cancel()
             fx = nil
             if let component = makeFX() {
                 fx = Hosted(component: component, key: fxKey, task: Task { await component.run() })
             }
         }
         if ipo?.key != settings.ipo {
-            ipo?.task.cancel()
+            ipo?.task?.cancel()
             ipo = nil
             if let component = components.makeIPO(settings, self, sink) {
                 ipo = Hosted(component: component, key: settings.ipo, task: Task { await component.run() })
@@ -302,7 +303,7 @@ package actor Supervisor: SourceHealthReporter {
     }
 
     private func stopAll() async {
-        let tasks = pollers.values.map(\.task) + [fx?.task, ipo?.task].compactMap { $0 }
+        let tasks = pollers.values.map(\.task) + [fx?.task, ipo?.task].compactMap { $0 ?? nil }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         pollers = [:]

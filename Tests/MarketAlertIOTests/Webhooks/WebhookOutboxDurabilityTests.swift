@@ -148,7 +148,7 @@ struct WebhookOutboxDurabilityTests {
         harness.receiver.script([], then: .status(200, delay: .seconds(30)))
         let outbox = harness.outbox([harness.target(timeout: .seconds(20))])
         let recording = RecordingSink()
-        let fanout = AlertFanout([outbox, recording])
+        let fanout = SinkRouter([outbox, recording])  // the daemon's own fan-out
         let run = Task { await outbox.run() }
         var arrivals = harness.receiver.arrivals.makeAsyncIterator()
         let first = SampleEvents.premium()
