@@ -1,11 +1,12 @@
 import Foundation
 import MarketAlertCore
+import MarketAlertIO
 
 /// The daemon's config for the memory run: all 8 exchanges every second, Dunamu for USD/KRW, the two rules
 /// of the evaluation benchmark over 50 assets, JSON alerts on stdout, state in a temporary directory.
 enum DaemonConfig {
     static func yaml(baseURL: String, stateDirectory: String, assets: [String]) -> String {
-        let exchanges = ExchangeID.allCases.map { "  \($0.rawValue): { poll_interval: 1s, timeout: 5s, base_url: \"\(baseURL)\" }" }
+        let exchanges = ExchangeRegistry.standard.ids.map { "  \($0.rawValue): { poll_interval: 1s, timeout: 5s, base_url: \"\(baseURL)\" }" }
         let assetList = "[" + assets.joined(separator: ", ") + "]"
         let global = EvaluationBenchmark.usdtExchanges.map(\.rawValue).joined(separator: ", ")
         return """

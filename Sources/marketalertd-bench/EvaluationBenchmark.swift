@@ -1,5 +1,6 @@
 import Foundation
 import MarketAlertCore
+import MarketAlertIO
 
 /// Times one full premium evaluation (every rule × every asset) over a book of 8 exchanges × 50 assets:
 /// six USDT exchanges, and Upbit and Bithumb in KRW through a USD/KRW rate.
@@ -56,13 +57,8 @@ struct EvaluationBenchmark {
     }
 
     static func marketID(_ exchange: ExchangeID, base: String, quote: String) -> String {
-        switch exchange {
-        case .binance, .bybit, .bitget: base + quote
-        case .okx, .coinbase: "\(base)-\(quote)"
-        case .upbit: "\(quote)-\(base)"
-        case .bithumb: "\(base)_\(quote)"
-        case .kraken: base + quote
-        }
+        let pair = MarketPair(base: base, quote: quote)
+        return ExchangeRegistry.standard[exchange]?.marketID(pair) ?? "\(base)/\(quote)"
     }
 
     func run(iterations: Int) -> Result {

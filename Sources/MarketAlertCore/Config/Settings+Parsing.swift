@@ -13,11 +13,11 @@ extension Settings {
     /// - `ipo` (`sources[]`, `notify`, `exclude_name_patterns`).
     /// - `sinks` (`stdout`, `journal`, `webhooks[]`).
     /// - `source_alerts` (`after_failures`, `after_silence`, `severity`): when a failing source raises an alert.
-    package static func parse(_ root: ConfigNode) throws(ConfigError) -> (settings: Settings, warnings: [ConfigIssue]) {
+    package static func parse(_ root: ConfigNode, catalog: ExchangeCatalog) throws(ConfigError) -> (settings: Settings, warnings: [ConfigIssue]) {
         let diagnostics = ConfigDiagnostics()
         var settings = Settings()
         if let table = ConfigTable(root, path: "", diagnostics: diagnostics) {
-            settings.read(table)
+            settings.read(table, catalog: catalog)
             table.finish()
             settings.validateCrossReferences(table)
         }
@@ -25,7 +25,7 @@ extension Settings {
         return (settings, diagnostics.issues)
     }
 
-    private mutating func read(_ root: ConfigTable) {
+    private mutating func read(_ root: ConfigTable, catalog: ExchangeCatalog) {
         stateDirectory = root.string("state_dir")
         if let zones = root.list("display_time_zones") {
             displayTimeZones = zones.compactMap { item in
@@ -37,7 +37,7 @@ extension Settings {
                 return id
             }
         }
-        if let table = root.table("exchanges") { readExchanges(table) }
+        if let table = root.table("exchanges") { readExchanges(table, catalog: catalog) }
         if let table = root.table("fx") { fx.read(table); table.finish() }
         if let table = root.table("premium") { premium.read(table); table.finish() }
         if let table = root.table("ipo") { ipo.read(table); table.finish() }
@@ -45,42 +45,18 @@ extension Settings {
         if let table = root.table("source_alerts") { sourceAlerts.read(table); table.finish() }
     }
 
-    private mutating func readExchanges(_ table: ConfigTable) {
+    private mutating func readExchanges(_ table: ConfigTable, catalog: ExchangeCatalog) {
         for entry in table.allEntries {
             let path = table.keyPath(entry.key)
-            guard let id = ExchangeID(rawValue: entry.key) else {
-                let known = ExchangeID.allCases.map(\.rawValue).joined(separator: ", ")
-                table.diagnosticsSink.error(path, "unknown exchange (known: \(known))", at: entry.keyMark)
+            guard let known = catalog[ExchangeID(entry.key)] else {
+                let names = catalog.ids.map(\.rawValue).joined(separator: ", ")
+                table.diagnosticsSink.error(path, "unknown exchange (known: \(names))", at: entry.keyMark)
                 continue
             }
             guard let sub = ConfigTable(entry.value, path: path, diagnostics: table.diagnosticsSink) else { continue }
-            var exchange = ExchangeSettings(id: id, baseURL: Self.defaultBaseURL(id))
-            if let enabled = sub.bool("enabled") { exchange.enabled = enabled }
-            if let value = sub.duration("poll_interval") {
-                if value > .zero { exchange.pollInterval = value } else { sub.error("poll_interval", "must be greater than 0") }
-            }
-            if let value = sub.duration("timeout") {
-                if value > .zero { exchange.timeout = value } else { sub.error("timeout", "must be greater than 0") }
-            }
-            if let url = sub.url("base_url") { exchange.baseURL = url }
+            exchanges[known.id] = ExchangeSettings.read(sub, known: known)
             sub.finish()
-            exchanges[id] = exchange
         }
-    }
-
-    /// The public API hosts, used when `base_url` is omitted.
-    package static func defaultBaseURL(_ id: ExchangeID) -> URL {
-        let text = switch id {
-        case .binance: "https://api.binance.com"
-        case .bybit: "https://api.bybit.com"
-        case .bitget: "https://api.bitget.com"
-        case .okx: "https://www.okx.com"
-        case .upbit: "https://api.upbit.com"
-        case .bithumb: "https://api.bithumb.com"
-        case .kraken: "https://api.kraken.com"
-        case .coinbase: "https://api.exchange.coinbase.com"
-        }
-        return URL(string: text)!  // constant literal: always parses
     }
 
     package static func defaultBaseURL(_ kind: FXProviderKind) -> URL {
@@ -167,7 +143,7 @@ extension PremiumRule {
         let exchangeNodes = t.required("exchanges", t.list)
         var exchanges: [ExchangeID] = []
         for item in exchangeNodes ?? [] {
-            if let id = ConfigValue.oneOf(item.node, path: item.path, t.diagnosticsSink, as: ExchangeID.self) { exchanges.append(id) }
+            if let id = ConfigValue.string(item.node, path: item.path, t.diagnosticsSink) { exchanges.append(ExchangeID(id)) }
         }
         if let nodes = exchangeNodes, nodes.count < 2 { t.error("exchanges", "a premium needs at least two exchanges") }
         if Set(exchanges).count != exchanges.count { t.error("exchanges", "lists an exchange twice") }

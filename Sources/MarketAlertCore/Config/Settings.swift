@@ -27,6 +27,12 @@ package struct ExchangeSettings: Sendable, Equatable {
     package var pollInterval: Duration = .seconds(5)
     package var baseURL: URL
     package var timeout: Duration = .seconds(5)
+    /// v2 `stream` (default true): live market data over the exchange's WebSocket, REST as the fallback.
+    package var streamEnabled = true
+    /// v2 `stream_url`; nil means no stream (no adapter, or `base_url` overridden without a `stream_url`).
+    package var streamURL: URL?
+    /// v2 `stale_after`: no market data on a live stream this long → reconnect, REST meanwhile.
+    package var staleAfter: Duration = .seconds(30)
 
     package init(id: ExchangeID, baseURL: URL) {
         self.id = id

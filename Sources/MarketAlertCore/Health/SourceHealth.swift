@@ -25,18 +25,28 @@ package struct SourceHealth: Sendable, Equatable, Codable {
         return .resolve
     }
 
-    package mutating func recordFailure(_ error: String, now: Date, policy: SourceAlertSettings) -> Action {
+    /// - Parameter silenceApplies: whether `after_silence` counts for this source (exchanges, fetched on a
+    ///   beat); FX fallbacks and IPO sources, called on demand or hourly, alert on consecutive failures only.
+    package mutating func recordFailure(_ error: String, now: Date, policy: SourceAlertSettings, silenceApplies: Bool = true) -> Action {
         consecutiveFailures += 1
         lastError = error
-        return check(now: now, policy: policy)
+        return check(now: now, policy: policy, silenceApplies: silenceApplies)
+    }
+
+    /// When silence alone would fire the alert (nil while firing).
+    package func silenceDeadline(policy: SourceAlertSettings) -> Date? {
+        guard !firing else { return nil }
+        return (lastSuccess ?? watchingSince).addingTimeInterval(policy.afterSilence.seconds)
     }
 
     /// Re-checks the silence condition (called on the evaluation tick even when no poll completed).
-    package mutating func check(now: Date, policy: SourceAlertSettings) -> Action {
+    package mutating func check(now: Date, policy: SourceAlertSettings, silenceApplies: Bool = true) -> Action {
         guard !firing else { return .none }
         let silentFor = now.timeIntervalSince(lastSuccess ?? watchingSince)
         let failing = consecutiveFailures >= policy.afterFailures
-        let silent = silentFor >= policy.afterSilence.seconds && (consecutiveFailures > 0 || lastSuccess != nil)
+        // Silence counts from the start of watching: a source that never answered is as silent as one
+        // that stopped.
+        let silent = silenceApplies && silentFor >= policy.afterSilence.seconds
         guard failing || silent else { return .none }
         firing = true
         return .fire

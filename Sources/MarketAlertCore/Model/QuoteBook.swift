@@ -1,7 +1,7 @@
 import Foundation
 
-/// The latest quote per exchange and market pair. A value type: the supervisor owns one and replaces an
-/// exchange's quotes wholesale after each successful poll.
+/// The latest quote per exchange and market pair. A value type owned by the alert engine: a REST poll
+/// replaces an exchange's quotes wholesale, a stream batch updates the markets it carries.
 package struct QuoteBook: Sendable {
     private var quotes: [ExchangeID: [MarketPair: Quote]] = [:]
 
@@ -16,6 +16,14 @@ package struct QuoteBook: Sendable {
             byPair[MarketPair(base: quote.base, quote: quote.quote)] = quote
         }
         quotes[exchange] = byPair
+    }
+
+    /// Merges `newQuotes` into what is known about `exchange` (a stream batch: only the markets it carries
+    /// change).
+    package mutating func update(_ exchange: ExchangeID, with newQuotes: [Quote]) {
+        for quote in newQuotes where quote.exchange == exchange {
+            quotes[exchange, default: [:]][MarketPair(base: quote.base, quote: quote.quote)] = quote
+        }
     }
 
     package mutating func remove(_ exchange: ExchangeID) { quotes[exchange] = nil }

@@ -20,14 +20,16 @@ package struct PremiumEvaluator: Sendable {
 
     package init(states: [String: LeveledAlertStateMachine] = [:]) { self.states = states }
 
-    /// Evaluates the rules (or only those involving `exchanges`, when given) at `now`.
+    /// Evaluates the rules (or only those involving `exchanges`, when given; only those `include` admits) at
+    /// `now`.
     package mutating func evaluate(
         settings: PremiumSettings, book: QuoteBook, converter: CurrencyConverter, now: Date,
-        onlyInvolving exchanges: Set<ExchangeID>? = nil
+        onlyInvolving exchanges: Set<ExchangeID>? = nil, including include: (PremiumRule) -> Bool = { _ in true }
     ) -> [PremiumDecision] {
         var decisions: [PremiumDecision] = []
         for rule in settings.rules {
             if let exchanges, exchanges.isDisjoint(with: rule.exchanges) { continue }
+            guard include(rule) else { continue }
             let policy = LeveledAlertPolicy(rule)
             for asset in rule.assets {
                 let key = PremiumEvents.key(rule: rule.name, asset: asset)

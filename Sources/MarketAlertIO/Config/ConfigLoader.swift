@@ -27,7 +27,7 @@ package enum ConfigLoader {
         guard let node else {
             throw ConfigError(issues: [ConfigIssue(path: "", message: "the file is empty")])
         }
-        return try Settings.parse(convert(node))
+        return try Settings.parse(convert(node), catalog: ExchangeRegistry.standard.catalog)
     }
 
     /// Yams' node tree → the schema's `ConfigNode` (keys as strings, scalars with quoting and position).

@@ -34,8 +34,18 @@ package struct ConfigReloadService: Service {
         lifecycle.reloading()
         defer { lifecycle.ready() }
         logger.info("reloading configuration", metadata: ["config": "\(path)"])
+        let path = path
+        let outcome: Result<(settings: Settings, warnings: [ConfigIssue]), ConfigError>
+        do {
+            // Off the cooperative pool, and abandoned on cancellation: a config that blocks (a FIFO without a
+            // writer) or takes long to parse can never hold up a stop.
+            outcome = try await BlockingWork.run { Result { () throws(ConfigError) in try ConfigLoader.load(path: path) } }
+        } catch {
+            logger.notice("reload abandoned: the daemon is stopping", metadata: ["config": "\(path)"])
+            return .failure(ConfigError(issues: [ConfigIssue(path: "", message: "reload abandoned: the daemon is stopping")]))
+        }
         do throws(ConfigError) {
-            let loaded = try ConfigLoader.load(path: path)
+            let loaded = try outcome.get()
             for warning in loaded.warnings { logger.warning("config: \(warning)") }
             await apply(loaded.settings)
             logger.info("configuration reloaded", metadata: ["config": "\(path)"])
@@ -45,18 +55,5 @@ package struct ConfigReloadService: Service {
             logger.error("reload rejected; the previous configuration keeps running", metadata: ["config": "\(path)"])
             return .failure(error)
         }
-    }
-}
-
-/// Runs the supervisor as a ServiceGroup service; graceful shutdown cancels its loop, which then stops the
-/// pollers and returns.
-package struct SupervisorService: Service {
-    package let supervisor: Supervisor
-
-    package init(supervisor: Supervisor) { self.supervisor = supervisor }
-
-    package func run() async throws {
-        let supervisor = supervisor
-        await cancelWhenGracefulShutdown { await supervisor.run() }
     }
 }

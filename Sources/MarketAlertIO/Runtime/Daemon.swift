@@ -4,12 +4,19 @@ import Logging
 import MarketAlertCore
 import ServiceLifecycle
 
-/// Wires the running daemon: config, state store, HTTP client, sinks, supervisor, SIGHUP reload, and a
-/// ServiceGroup that turns SIGTERM/SIGINT into a graceful shutdown. The executable only calls into here.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Wires the running daemon: config, state store, HTTP client, sinks, the runtime (producers → engine →
+/// publisher), SIGHUP reload, and a ServiceGroup that turns SIGTERM/SIGINT into a graceful shutdown. The
+/// executable only calls into here.
 package enum Daemon {
     /// Exit codes: 0 clean, 1 config or startup error (systemd's Restart=on-failure applies).
     package static func run(configPath: String, logger: Logger, lifecycle: any LifecycleObserver, clock: any DaemonClock = SystemClock()) async -> Int32 {
         logger.debug("\(MallocTuning.atStartup)")
+        // A closed stdout must be a failed write (reported), not a SIGPIPE that kills the daemon.
+        signal(SIGPIPE, SIG_IGN)
         let settings: Settings
         do throws(ConfigError) {
             let loaded = try ConfigLoader.load(path: configPath)
@@ -21,9 +28,9 @@ package enum Daemon {
         }
         let environment = ProcessInfo.processInfo.environment
         let stateDirectory = resolveStateDirectory(settings, environment: environment)
-        let store: StateStore
+        let store: SQLiteStore
         do {
-            store = try StateStore(directory: stateDirectory)
+            store = try SQLiteStore(directory: stateDirectory)
         } catch {
             logger.critical("cannot open the state store in \(stateDirectory): \(error)")
             return 1
@@ -32,23 +39,24 @@ package enum Daemon {
 
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration())
         let wiring = DaemonWiring(
-            client: client, clock: clock, store: store, secrets: SecretResolver(environment: environment), logger: logger, initial: settings)
-        let router = SinkRouter(await wiring.sinks(for: settings))
-        let supervisor = Supervisor(
-            settings: settings, components: wiring.components(), clock: clock, store: store, sink: router,
+            client: client, clock: clock, queue: store, secrets: SecretResolver(environment: environment), logger: logger, initial: settings)
+        let runtime = await DaemonRuntime.make(
+            settings: settings, store: store, sinks: wiring.sinks(for: settings), factory: wiring.producers(), clock: clock,
             lifecycle: lifecycle, logger: logger)
         let reload = ConfigReloadService(path: configPath, lifecycle: lifecycle, logger: logger) { newSettings in
             await wiring.reloadWebhooks(newSettings)
-            await router.replace(with: await wiring.sinks(for: newSettings))
-            await supervisor.apply(newSettings)
+            await runtime.publisher.replaceSinks(wiring.sinks(for: newSettings))
+            await runtime.apply(newSettings)
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: reload)]
-        services += wiring.backgroundServices().map { .init(service: $0) }
-        services.append(.init(service: SupervisorService(supervisor: supervisor)))
+        if let outbox = wiring.outbox { services.append(.init(service: outbox)) }
+        services.append(.init(service: runtime))
         var configuration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(3)
-        configuration.maximumCancellationDuration = .seconds(1)
+        // No cancellation deadline: every part stops promptly when cancelled (blocking work such as reading
+        // the config runs off the pool and is abandoned), and a deadline would turn a slow stop into a crash.
+        configuration.maximumCancellationDuration = nil
         let group = ServiceGroup(configuration: configuration)
         var exitCode: Int32 = 0
         do {
@@ -61,9 +69,9 @@ package enum Daemon {
         return exitCode
     }
 
-    /// `marketalertd once`: one poll of every enabled source, one evaluation, the alerts a first evaluation
-    /// emits (to stdout, in the configured format), then a table of premiums and IPO states. Touches no
-    /// state store, so it never suppresses or repeats the daemon's own notifications.
+    /// `marketalertd once`: one poll of every enabled source, the engine drained, the alerts a first
+    /// evaluation emits (to stdout, in the configured format), then a table of premiums and IPO states.
+    /// Touches no state store, so it never suppresses or repeats the daemon's own notifications.
     package static func once(configPath: String, logger: Logger, clock: any DaemonClock = SystemClock()) async -> (code: Int32, report: String) {
         let settings: Settings
         do throws(ConfigError) {
@@ -72,15 +80,19 @@ package enum Daemon {
             return (1, error.issues.map { "config: \($0)" }.joined(separator: "\n"))
         }
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration())
-        let environment = ProcessInfo.processInfo.environment
         let wiring = DaemonWiring(
-            client: client, clock: clock, store: nil, secrets: SecretResolver(environment: environment), logger: logger, initial: settings)
+            client: client, clock: clock, queue: nil, secrets: SecretResolver(environment: ProcessInfo.processInfo.environment),
+            logger: logger, initial: settings)
         let stdout = StdoutSink(format: settings.sinks.stdoutFormat, displayTimeZones: settings.displayTimeZones)
-        let supervisor = Supervisor(settings: settings, components: wiring.components(), clock: clock, store: nil, sink: stdout, logger: logger)
-        await supervisor.runOnce()
+        let runtime = await DaemonRuntime.make(
+            settings: settings, store: nil, sinks: [stdout], factory: wiring.producers(), clock: clock, logger: logger)
+        await runtime.runOnce(settings)
+        let now = clock.now()
+        let view = await runtime.loop.snapshot { engine in
+            (premiums: engine.premiumTable(), health: engine.sourceHealth, ipo: engine.ipoSnapshot(now: now))
+        }
         let report = OnceReport.render(
-            premiums: await supervisor.premiumTable(), reference: settings.premium.reference, ipo: await supervisor.ipoLines(),
-            health: await supervisor.sourceHealth())
+            premiums: view.premiums, reference: settings.premium.reference, ipo: view.ipo.map(OnceReport.describe), health: view.health)
         try? await client.shutdown()
         return (0, report)
     }

@@ -1,31 +1,35 @@
-import Foundation
 import AsyncHTTPClient
+import Foundation
 import Logging
 import MarketAlertCore
 import ServiceLifecycle
 
-/// Makes the real parts from settings: quote sources, the FX and IPO components, and the sinks.
+/// Makes the real parts from settings: the producers (through the exchange registry, the FX providers and
+/// TWSE) and the sinks.
 package struct DaemonWiring: Sendable {
     package let client: HTTPClient
     package let clock: any DaemonClock
-    package let store: StateStore?
     package let secrets: SecretResolver
     package let logger: Logger
+    package let registry: ExchangeRegistry
     /// The durable webhook queue (one for the life of the process; reloads change its targets).
     package let outbox: WebhookOutbox?
     /// Under systemd with `StandardOutput=journal`, the stdout sink would duplicate the journal sink.
     package let stdoutIsJournal = LoggingSetup.stdoutIsJournal(environment: ProcessInfo.processInfo.environment)
 
-    package init(client: HTTPClient, clock: any DaemonClock, store: StateStore?, secrets: SecretResolver, logger: Logger, initial: Settings) {
+    package init(
+        client: HTTPClient, clock: any DaemonClock, queue: (any WebhookQueueStore)?, secrets: SecretResolver, logger: Logger,
+        initial: Settings, registry: ExchangeRegistry = .standard
+    ) {
         self.client = client
         self.clock = clock
-        self.store = store
         self.secrets = secrets
         self.logger = logger
-        if let store {
+        self.registry = registry
+        if let queue {
             let resolved = WebhookTarget.resolve(initial.sinks.webhooks, secrets: secrets)
             for warning in resolved.warnings { logger.warning("webhooks: \(warning)") }
-            outbox = WebhookOutbox(store: store, targets: resolved.targets, client: client, clock: clock, logger: logger)
+            outbox = WebhookOutbox(store: queue, targets: resolved.targets, client: client, clock: clock, logger: logger)
         } else {
             outbox = nil
         }
@@ -33,37 +37,27 @@ package struct DaemonWiring: Sendable {
 
     package var fetcher: HTTPFetcher { HTTPFetcher(client: client, clock: clock) }
 
-    package func components() -> SupervisorComponents {
+    package func producers() -> ProducerFactory {
         let fetcher = fetcher
         let wiring = self
-        return SupervisorComponents(
-            makeQuoteSource: { QuoteSources.make($0, fetcher: fetcher) },
-            makeFX: { settings, health, sink, onRatesChanged in
-                wiring.makeFX(settings, health: health, sink: sink, onRatesChanged: onRatesChanged)
-            },
-            makeIPO: { settings, health, sink in
-                guard !settings.ipo.sources.isEmpty else { return nil }
-                return IPOWatcher(
-                    settings: settings.ipo, fetcher: fetcher, clock: wiring.clock, store: wiring.store, sink: sink,
-                    health: health, logger: wiring.logger)
+        return ProducerFactory(
+            quoteSource: { wiring.registry.makeQuoteSource($0, fetcher: fetcher) },
+            fxPoller: { wiring.makeFX($0) },
+            ipoPoller: { source, ipo in
+                IPOPoller(settings: source, excludeNamePatterns: ipo.excludeNamePatterns, fetcher: fetcher, clock: wiring.clock, logger: wiring.logger)
             })
     }
 
-    private func makeFX(
-        _ settings: Settings, health: any SourceHealthReporter, sink: any AlertSink,
-        onRatesChanged: @escaping @Sendable () async -> Void
-    ) -> FXMonitor? {
-        let needed = settings.neededFXCurrencies
-        guard !settings.fx.providers.isEmpty, !needed.isEmpty || !settings.fx.alerts.isEmpty else { return nil }
+    private func makeFX(_ settings: Settings) -> FXPoller? {
         let made = RateSources.makeAll(settings.fx, fetcher: fetcher, secrets: secrets)
         for issue in made.issues { logger.warning("fx: \(issue)") }
-        return FXMonitor(
-            settings: settings.fx, sources: made.sources, neededCurrencies: needed, clock: clock, store: store, sink: sink,
-            health: health, logger: logger, onRatesChanged: onRatesChanged)
+        guard !made.sources.isEmpty else { return nil }
+        let currencies = settings.neededFXCurrencies.union(settings.fx.alerts.filter(FXMoveAlerts.isSupported).map(\.quote))
+        return FXPoller(settings: settings.fx, sources: made.sources, currencies: currencies, clock: clock, logger: logger)
     }
 
     /// The sinks for `settings`: stdout, the journal, and the webhook outbox (its targets updated to match).
-    package func sinks(for settings: Settings) async -> [any AlertSink] {
+    package func sinks(for settings: Settings) -> [any AlertSink] {
         var sinks: [any AlertSink] = []
         if settings.sinks.stdoutEnabled {
             if settings.sinks.journalEnabled && stdoutIsJournal {
@@ -78,9 +72,7 @@ package struct DaemonWiring: Sendable {
             }
             sinks.append(JournalSink(logger: logger))
         }
-        if let outbox {
-            sinks.append(outbox)
-        }
+        if let outbox { sinks.append(outbox) }
         return sinks
     }
 
@@ -91,19 +83,4 @@ package struct DaemonWiring: Sendable {
         for warning in resolved.warnings { logger.warning("webhooks: \(warning)") }
         await outbox.update(targets: resolved.targets)
     }
-
-    /// Services that run beside the supervisor (the webhook outbox), started before it and stopped after it.
-    package func backgroundServices() -> [any Service] { outbox.map { [$0] } ?? [] }
-}
-
-extension IPOWatcher: IPOComponent {
-    package func describeOfferings() async -> [String] {
-        snapshot().map { status in
-            let dates = "\(status.subscriptionStart?.iso ?? "?")..\(status.subscriptionEnd?.iso ?? "?")"
-            let price = status.price.map { " price \(NumberText.price($0)) \(status.currency)\(status.priceIsProvisional ? " (not final)" : "")" } ?? ""
-            return "\(status.code) \(status.name) (\(status.market ?? "-")): \(status.state.rawValue), subscription \(dates) \(status.timeZone)\(price)"
-        }
-    }
-
-    package func openWindowCount() async -> Int { snapshot().filter(\.isOpen).count }
 }

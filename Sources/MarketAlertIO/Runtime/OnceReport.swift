@@ -33,6 +33,13 @@ package enum OnceReport {
         return lines.joined(separator: "\n")
     }
 
+    /// One line per offering: `7795 長聖 (上市): open, subscription 2024-01-02..2024-01-04 Asia/Taipei price 120.00 TWD`.
+    package static func describe(_ status: IPOOfferingStatus) -> String {
+        let dates = "\(status.subscriptionStart?.iso ?? "?")..\(status.subscriptionEnd?.iso ?? "?")"
+        let price = status.price.map { " price \(NumberText.price($0)) \(status.currency)\(status.priceIsProvisional ? " (not final)" : "")" } ?? ""
+        return "\(status.code) \(status.name) (\(status.market ?? "-")): \(status.state.rawValue), subscription \(dates) \(status.timeZone)\(price)"
+    }
+
     private static func side(_ priced: PricedQuote, reference: String) -> String {
         var text = "\(priced.quote.exchange.rawValue) \(NumberText.price(priced.price.exact)) \(priced.quote.quote)"
         if !priced.rates.isEmpty { text += " = \(NumberText.price(priced.priceRef)) \(reference)" }

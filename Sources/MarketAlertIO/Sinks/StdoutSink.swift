@@ -11,16 +11,21 @@ package struct StdoutSink: AlertSink {
     package let name = "stdout"
     private let format: StdoutFormat
     private let zones: [TimeZone]
-    private let write: @Sendable (String) -> Void
+    private let write: @Sendable (String) -> Bool
 
-    package init(format: StdoutFormat, displayTimeZones: [String], write: (@Sendable (String) -> Void)? = nil) {
+    /// - Parameter write: writes one line; false when it did not get through (a test may capture lines).
+    package init(format: StdoutFormat, displayTimeZones: [String], write: (@Sendable (String) -> Bool)? = nil) {
         self.format = format
         self.zones = displayTimeZones.compactMap(TimeZone.init(identifier:))
         self.write = write ?? StdoutSink.writeLine
     }
 
-    package func deliver(_ event: AlertEvent) async {
-        write(line(for: event))
+    /// A failed write (a closed pipe, `/dev/full`) is a failed delivery: the publisher logs it to stderr or
+    /// the journal and retries, and the event is not marked delivered.
+    package func deliver(_ event: AlertEvent) async throws {
+        guard write(line(for: event)) else {
+            throw SinkFailure(sink: name, message: "cannot write to stdout: \(String(cString: strerror(errno)))")
+        }
     }
 
     package func line(for event: AlertEvent) -> String {
@@ -32,19 +37,22 @@ package struct StdoutSink: AlertSink {
         }
     }
 
-    private static func writeLine(_ line: String) {
+    private static func writeLine(_ line: String) -> Bool {
         var bytes = Array(line.utf8)
         bytes.append(UInt8(ascii: "\n"))
-        bytes.withUnsafeBufferPointer { buffer in
+        return bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return false }
             var offset = 0
             while offset < buffer.count {
-                let written = Glibc.write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)  // non-empty buffer
+                let written = Glibc.write(STDOUT_FILENO, base + offset, buffer.count - offset)
                 if written <= 0 {
                     if written < 0, errno == EINTR { continue }
-                    return
+                    if written == 0 { errno = EIO }
+                    return false
                 }
                 offset += written
             }
+            return true
         }
     }
 }

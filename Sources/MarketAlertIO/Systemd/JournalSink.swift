@@ -34,6 +34,8 @@ package struct JournalSink: AlertSink {
         self.write = write
     }
 
+    /// Best effort: a journal that is absent or refuses an entry is logged, never a failed delivery (a
+    /// missing journald must not hold every alert back from the other sinks).
     package func deliver(_ event: AlertEvent) async {
         let result = write(Self.fields(for: event))
         if result < 0 {

@@ -7,7 +7,7 @@ import MarketAlertCore
 /// the outbox table, so a restart picks up where this left off (including a pending backoff).
 struct WebhookDeliveryLoop: Sendable {
     let control: WebhookLoopControl
-    let store: StateStore
+    let store: any WebhookQueueStore
     let sender: WebhookSender
     let clock: any DaemonClock
     let logger: Logger
@@ -27,7 +27,7 @@ struct WebhookDeliveryLoop: Sendable {
             let target = control.target
             let head: WebhookOutboxRow?
             do {
-                head = try store.webhookOutboxHead(webhook: target.name)
+                head = try await store.webhookOutboxHead(webhook: target.name)
             } catch {
                 logger.error("cannot read the webhook outbox: \(error)", metadata: ["webhook": "\(target.name)"])
                 do { try await clock.sleep(for: Self.storeRetryDelay) } catch { return }
@@ -42,7 +42,7 @@ struct WebhookDeliveryLoop: Sendable {
             let expiry = row.createdAt.addingTimeInterval(target.maxAge.seconds)
             if now >= expiry {
                 let reason = WebhookRetryPolicy.expiredReason(maxAge: target.maxAge, attempts: row.attempts, lastError: row.lastError)
-                if !finish(row, target: target, decision: .drop(reason: reason), result: nil) {
+                if await !finish(row, target: target, decision: .drop(reason: reason), result: nil) {
                     do { try await clock.sleep(for: Self.storeRetryDelay) } catch { return }
                 }
                 continue
@@ -60,7 +60,7 @@ struct WebhookDeliveryLoop: Sendable {
             let decision = policy.decide(
                 result, attempts: row.attempts + 1, createdAt: row.createdAt, maxAge: target.maxAge, now: clock.now(),
                 random: random())
-            let recorded = finish(row, target: target, decision: decision, result: result)
+            let recorded = await finish(row, target: target, decision: decision, result: result)
             if stopRequested { return }
             if !recorded {
                 // The table still holds the old row; wait rather than resend it in a tight loop.
@@ -72,14 +72,14 @@ struct WebhookDeliveryLoop: Sendable {
     /// Applies a decision to the outbox table, logs it and reports it; false when the table could not be updated.
     private func finish(
         _ row: WebhookOutboxRow, target: WebhookTarget, decision: WebhookRetryPolicy.Decision, result: WebhookAttemptResult?
-    ) -> Bool {
+    ) async -> Bool {
         var logger = logger
         logger[metadataKey: "webhook"] = "\(target.name)"
         logger[metadataKey: "event_id"] = "\(row.eventID)"
         let attempts = result == nil ? row.attempts : row.attempts + 1
         switch decision {
         case .delivered:
-            let removed = remove(row, logger: logger, context: "delivered")
+            let removed = await remove(row, logger: logger, context: "delivered")
             if attempts > 1 {
                 logger.info("webhook notification delivered after \(attempts) attempts")
             } else {
@@ -91,7 +91,7 @@ struct WebhookDeliveryLoop: Sendable {
             let error = target.redact(result?.reason ?? "")
             var recorded = true
             do {
-                try store.recordWebhookFailure(seq: row.seq, attempts: attempts, nextAttemptAt: at, error: error)
+                try await store.recordWebhookFailure(seq: row.seq, attempts: attempts, nextAttemptAt: at, error: error)
             } catch {
                 logger.error("cannot record a failed webhook attempt: \(error)")
                 recorded = false
@@ -103,16 +103,16 @@ struct WebhookDeliveryLoop: Sendable {
             return recorded
         case .drop(let reason):
             let reason = target.redact(reason)
-            let removed = remove(row, logger: logger, context: "dropped")
+            let removed = await remove(row, logger: logger, context: "dropped")
             logger.error("webhook notification dropped: \(reason)")
             report(.dropped(webhook: target.name, eventID: row.eventID, attempts: attempts, reason: reason))
             return removed
         }
     }
 
-    private func remove(_ row: WebhookOutboxRow, logger: Logger, context: String) -> Bool {
+    private func remove(_ row: WebhookOutboxRow, logger: Logger, context: String) async -> Bool {
         do {
-            try store.deleteWebhookNotification(seq: row.seq)
+            try await store.deleteWebhookNotification(seq: row.seq)
             return true
         } catch {
             logger.error("cannot remove a \(context) webhook notification from the outbox (it may be sent again): \(error)")

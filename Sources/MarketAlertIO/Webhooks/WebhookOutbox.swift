@@ -20,7 +20,7 @@ import ServiceLifecycle
 package actor WebhookOutbox: AlertSink, Service {
     package nonisolated let name = "webhooks"
 
-    private let store: StateStore
+    private let store: any WebhookQueueStore
     private let sender: WebhookSender
     private let clock: any DaemonClock
     private let logger: Logger
@@ -42,7 +42,7 @@ package actor WebhookOutbox: AlertSink, Service {
     ///   - random: 0..<1 for the backoff jitter.
     ///   - onReport: called after each attempt's outcome is stored (status, metrics, tests). Must be quick.
     package init(
-        store: StateStore, targets: [WebhookTarget], client: HTTPClient, clock: any DaemonClock, logger: Logger,
+        store: any WebhookQueueStore, targets: [WebhookTarget], client: HTTPClient, clock: any DaemonClock, logger: Logger,
         policy: WebhookRetryPolicy = WebhookRetryPolicy(), random: @escaping @Sendable () -> Double = { .random(in: 0..<1) },
         onReport: @escaping @Sendable (WebhookDeliveryReport) -> Void = { _ in }
     ) {
@@ -61,7 +61,7 @@ package actor WebhookOutbox: AlertSink, Service {
     // MARK: AlertSink
 
     /// Queues `event` for every webhook whose `kinds` include its kind, then wakes their loops.
-    package func deliver(_ event: AlertEvent) async {
+    package func deliver(_ event: AlertEvent) async throws {
         let now = clock.now()
         var entries: [WebhookOutboxEntry] = []
         for name in controls.keys.sorted() {
@@ -78,13 +78,10 @@ package actor WebhookOutbox: AlertSink, Service {
         }
         guard !entries.isEmpty else { return }
         do {
-            try store.enqueueWebhookNotifications(entries, at: now)
+            try await store.enqueueWebhookNotifications(entries, at: now)
         } catch {
             let names = entries.map(\.webhook).joined(separator: ", ")
-            logger.error(
-                "cannot queue event for webhooks \(names); it will not be sent to them: \(error)",
-                metadata: ["event_id": "\(event.id)"])
-            return
+            throw SinkFailure(sink: name, message: "cannot queue the event for webhooks \(names): \(error)")
         }
         for entry in entries { controls[entry.webhook]?.wake() }
     }
@@ -99,7 +96,7 @@ package actor WebhookOutbox: AlertSink, Service {
             return
         }
         phase = .running
-        purgeRemovedWebhooks()
+        await purgeRemovedWebhooks()
         for name in controls.keys.sorted() { startLoop(name) }
         let signal = stopSignal
         let mode = await withTaskCancellationHandler {
@@ -135,7 +132,7 @@ package actor WebhookOutbox: AlertSink, Service {
     /// next attempt (a pending backoff wait is not cut short), removed ones stop after any in-flight attempt.
     /// A removed webhook's queued rows stay in the table: they are sent if it comes back under the same name,
     /// and are purged at the next start or reload once past the max_age they were queued with.
-    package func update(targets: [WebhookTarget]) {
+    package func update(targets: [WebhookTarget]) async {
         var wanted: [String: WebhookTarget] = [:]
         for target in targets where wanted[target.name] == nil { wanted[target.name] = target }
         for name in controls.keys.sorted() where wanted[name] == nil {
@@ -154,12 +151,12 @@ package actor WebhookOutbox: AlertSink, Service {
                 if phase == .running { startLoop(name) }
             }
         }
-        purgeRemovedWebhooks()
+        await purgeRemovedWebhooks()
     }
 
     /// Notifications of `webhook` still queued (including the one being attempted).
-    package func pendingCount(webhook: String) throws -> Int {
-        try store.webhookOutboxCount(webhook: webhook)
+    package func pendingCount(webhook: String) async throws -> Int {
+        try await store.webhookOutboxCount(webhook: webhook)
     }
 
     // MARK: Private
@@ -174,9 +171,9 @@ package actor WebhookOutbox: AlertSink, Service {
         loops[name] = Task { await loop.run(after: predecessor) }
     }
 
-    private func purgeRemovedWebhooks() {
+    private func purgeRemovedWebhooks() async {
         do {
-            let purged = try store.purgeExpiredWebhookNotifications(exceptFor: Set(controls.keys), now: clock.now())
+            let purged = try await store.purgeExpiredWebhookNotifications(exceptFor: Set(controls.keys), now: clock.now())
             for (webhook, count) in purged.sorted(by: { $0.key < $1.key }) {
                 logger.error(
                     "dropped \(count) queued notification(s) of webhook no longer configured: past their max_age",

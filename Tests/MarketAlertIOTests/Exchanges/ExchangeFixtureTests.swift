@@ -151,7 +151,7 @@ import Testing
     /// A new fixture must get a case above.
     @Test func everyExchangeFixtureIsCovered() throws {
         let covered = Set(Self.oracleCases.map(\.fixture) + Self.errorCases.map(\.fixture))
-        for exchange in ExchangeID.allCases {
+        for exchange in ExchangeRegistry.standard.ids {
             let directory = Fixtures.url(exchange.rawValue)
             let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             for file in files where file.hasSuffix(".json") && !file.hasSuffix(".expected.json") {
@@ -163,17 +163,10 @@ import Testing
     // MARK: Helpers
 
     static func decode(_ exchange: ExchangeID, _ body: Data, watched: Set<MarketPair>) throws(SourceError) -> [Quote] {
-        switch exchange {
-        case .binance: try BinanceTickerSource.decode(body, watched: watched, receivedAt: receivedAt)
-        case .bybit: try BybitTickerSource.decode(body, watched: watched, receivedAt: receivedAt)
-        case .bitget: try BitgetTickerSource.decode(body, watched: watched, receivedAt: receivedAt)
-        case .okx: try OKXTickerSource.decode(body, watched: watched, receivedAt: receivedAt)
-        case .upbit: try UpbitTickerSource.decode(body, watched: watched, receivedAt: receivedAt)
-        case .bithumb: try BithumbTickerSource.decode(body, quoteCurrency: "KRW", watched: watched, receivedAt: receivedAt)
-        case .kraken: try KrakenTickerSource.decode(body, watched: watched, receivedAt: receivedAt)
-        case .coinbase:
-            try watched.map { pair throws(SourceError) in try CoinbaseTickerSource.decode(body, product: pair, receivedAt: receivedAt) }
+        guard let descriptor = ExchangeRegistry.standard[exchange] else {
+            throw SourceError(source: exchange.rawValue, kind: .decode, message: "not in the registry")
         }
+        return try descriptor.decodeTickers(body, watched, receivedAt)
     }
 
     /// `BTC/USDT` and `BTC/USDT:USDT` → BTC/USDT. A raw id (ccxt's fallback for markets outside its subset,

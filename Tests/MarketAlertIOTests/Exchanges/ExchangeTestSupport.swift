@@ -54,7 +54,7 @@ struct ExchangeCase: Sendable, CustomTestStringConvertible {
     func source(_ server: MockHTTPServer, _ fetcher: HTTPFetcher, timeout: Duration = .seconds(5)) -> any QuoteSource {
         var settings = ExchangeSettings(id: id, baseURL: server.baseURL)
         settings.timeout = timeout
-        return QuoteSources.make(settings, fetcher: fetcher)
+        return ExchangeRegistry.standard.makeQuoteSource(settings, fetcher: fetcher) ?? BinanceTickerSource(settings: settings, fetcher: fetcher)
     }
 
     /// Serves `rows` the way the exchange would (Coinbase: one route per product, unlisted ones 404).

@@ -56,22 +56,3 @@ enum FXTest {
         return "{\"amount\":1.0,\"base\":\"USD\",\"date\":\"\(date)\",\"rates\":{\(list)}}"
     }
 }
-
-
-/// Collects health reports in order.
-actor RecordingHealth: SourceHealthReporter {
-    struct Report: Sendable, Equatable {
-        var source: String
-        var error: SourceError?
-    }
-
-    private(set) var reports: [Report] = []
-
-    func record(source: String, error: SourceError?) async { reports.append(Report(source: source, error: error)) }
-}
-
-/// Counts `onRatesChanged` callbacks.
-actor CallCounter {
-    private(set) var count = 0
-    func increment() { count += 1 }
-}

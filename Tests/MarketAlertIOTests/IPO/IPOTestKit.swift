@@ -94,36 +94,3 @@ enum IPOTestKit {
 
     static func fetcher(_ clock: any DaemonClock) -> HTTPFetcher { HTTPFetcher(client: .shared, clock: clock) }
 }
-
-/// Records delivered events.
-final class IPOTestSink: AlertSink {
-    let name = "ipo-test"
-    private let delivered = Mutex<[AlertEvent]>([])
-
-    func deliver(_ event: AlertEvent) async { delivered.withLock { $0.append(event) } }
-
-    var events: [AlertEvent] { delivered.withLock { $0 } }
-}
-
-/// Records poll outcomes.
-final class IPOTestHealth: SourceHealthReporter {
-    private let recorded = Mutex<[(String, SourceError?)]>([])
-
-    func record(source: String, error: SourceError?) async { recorded.withLock { $0.append((source, error)) } }
-
-    var outcomes: [(String, SourceError?)] { recorded.withLock { $0 } }
-}
-
-/// Drives a watcher on a `ManualClock`: every sleep deadline up to a target is reached one at a time, and the
-/// watcher is back asleep before the next step, so nothing races and nothing really sleeps.
-struct IPOTestDriver {
-    let clock: ManualClock
-
-    func advance(to target: Date) async {
-        while let next = clock.pendingDeadlines.first, next <= target {
-            await clock.advance(to: next)
-            await clock.waitForSleepers(1)
-        }
-        if clock.now() < target { await clock.advance(to: target) }
-    }
-}

@@ -20,9 +20,12 @@ import Testing
 
     @Test func jsonLinesAreOneSchemaValidEventPerLine() async throws {
         let lines = Mutex<[String]>([])
-        let sink = StdoutSink(format: .json, displayTimeZones: ["UTC"]) { line in lines.withLock { $0.append(line) } }
-        await sink.deliver(event)
-        await sink.deliver(event)
+        let sink = StdoutSink(format: .json, displayTimeZones: ["UTC"]) { line in
+            lines.withLock { $0.append(line) }
+            return true
+        }
+        try await sink.deliver(event)
+        try await sink.deliver(event)
         let written = lines.withLock { $0 }
         #expect(written.count == 2)
         #expect(written.allSatisfy { !$0.contains("\n") })
@@ -34,7 +37,7 @@ import Testing
     }
 
     @Test func textLinesShowTheTimeInEveryDisplayZone() async {
-        let sink = StdoutSink(format: .text, displayTimeZones: ["UTC", "Asia/Seoul", "Asia/Taipei"]) { _ in }
+        let sink = StdoutSink(format: .text, displayTimeZones: ["UTC", "Asia/Seoul", "Asia/Taipei"]) { _ in true }
         let line = sink.line(for: event)
         #expect(line == "2024-03-10 02:47:00 UTC | 2024-03-10 11:47:00 Asia/Seoul | 2024-03-10 10:47:00 Asia/Taipei | "
             + "WARNING premium/global/BTC firing: BTC premium (global) 0.123% >= 0.1%: bybit 95,123.45 USDT over binance 95,006.70 USDT")

@@ -14,7 +14,7 @@ struct WebhookBodyTests {
         let run = Task { await outbox.run() }
         var arrivals = harness.receiver.arrivals.makeAsyncIterator()
 
-        await outbox.deliver(event)
+        try await outbox.deliver(event)
         let request = try await arrivals.expectNext()
 
         let validation = try Python.validateEvent(request.body)
@@ -67,7 +67,7 @@ struct WebhookBodyTests {
         var telegramArrivals = harness.receiver.arrivals.makeAsyncIterator()
         let event = SampleEvents.premium(summary: "BTC premium 0.123% >= 0.1% & rising <fast> @everyone")
 
-        await outbox.deliver(event)
+        try await outbox.deliver(event)
         let slack = try await slackArrivals.expectNext().body
         let discord = try await discordArrivals.expectNext().body
         let telegram = try await telegramArrivals.expectNext().body

@@ -18,7 +18,7 @@ struct WebhookOutboxDeliveryTests {
         let events = [SampleEvents.premium(), SampleEvents.fx(), SampleEvents.source()]
         let start = harness.clock.now()
 
-        for event in events { await outbox.deliver(event) }
+        for event in events { try await outbox.deliver(event) }
         #expect(try await outbox.pendingCount(webhook: "ops") == 3)
 
         var elapsed: TimeInterval = 0
@@ -66,7 +66,7 @@ struct WebhookOutboxDeliveryTests {
         let event = SampleEvents.ipo()
         let start = harness.clock.now()
 
-        await outbox.deliver(event)
+        try await outbox.deliver(event)
         guard case .retrying(_, let id, 1, let next, _) = try await reports.expectNext() else {
             Issue.record("a refused connection should be retried")
             return
@@ -96,8 +96,8 @@ struct WebhookOutboxDeliveryTests {
         let first = SampleEvents.premium()
         let second = SampleEvents.fx()
 
-        await outbox.deliver(first)
-        await outbox.deliver(second)
+        try await outbox.deliver(first)
+        try await outbox.deliver(second)
 
         guard case .dropped(_, let droppedID, 1, let reason) = try await reports.expectNext() else {
             Issue.record("a 400 should drop the notification")
@@ -130,7 +130,7 @@ struct WebhookOutboxDeliveryTests {
         let start = harness.clock.now()
         let due = start.addingTimeInterval(120)
 
-        await outbox.deliver(event)
+        try await outbox.deliver(event)
         _ = try await arrivals.expectNext()
         #expect(
             try await reports.expectNext()
@@ -158,7 +158,7 @@ struct WebhookOutboxDeliveryTests {
         var reports = harness.reports.stream.makeAsyncIterator()
         let event = SampleEvents.source()
 
-        await outbox.deliver(event)
+        try await outbox.deliver(event)
         for wait in [1.0, 2.0, 4.0] {  // attempts at +0, +1, +3, +7; the next would be at +15
             guard case .retrying = try await reports.expectNext() else {
                 Issue.record("expected a retry")
@@ -191,13 +191,13 @@ struct WebhookOutboxDeliveryTests {
         let premium = SampleEvents.premium()
         let ipo = SampleEvents.ipo()
 
-        await outbox.deliver(premium)
-        await outbox.deliver(ipo)
+        try await outbox.deliver(premium)
+        try await outbox.deliver(ipo)
 
         #expect(try await outbox.pendingCount(webhook: "ipo-only") == 1)
         #expect(try await outbox.pendingCount(webhook: "all") == 2)
-        #expect(try harness.store.webhookOutboxRows(webhook: "ipo-only").map(\.eventID) == [ipo.id])
-        #expect(try harness.store.webhookOutboxRows(webhook: "all").map(\.eventID) == [premium.id, ipo.id])
+        #expect(try await harness.store.webhookOutboxRows(webhook: "ipo-only").map(\.eventID) == [ipo.id])
+        #expect(try await harness.store.webhookOutboxRows(webhook: "all").map(\.eventID) == [premium.id, ipo.id])
         await harness.shutdown()
     }
 
@@ -212,7 +212,7 @@ struct WebhookOutboxDeliveryTests {
         let run = Task { await outbox.run() }
         var reports = harness.reports.stream.makeAsyncIterator()
 
-        await outbox.deliver(SampleEvents.premium())
+        try await outbox.deliver(SampleEvents.premium())
         let retry = try await reports.expectNext()
         await harness.clock.waitForSleepers(1)
         await harness.clock.advance(by: .seconds(1))
@@ -227,7 +227,7 @@ struct WebhookOutboxDeliveryTests {
         let logs = harness.logs.all
         #expect(logs.count >= 2)
         #expect(!logs.contains { $0.text.contains("SECRETTOKEN42") })
-        #expect(try harness.store.webhookOutboxRows(webhook: "chat").isEmpty)
+        #expect(try await harness.store.webhookOutboxRows(webhook: "chat").isEmpty)
         run.cancel()
         await run.value
         await receiver.server.shutdown()

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MarketAlertCore
 import MarketAlertIO
 import MarketAlertTestSupport
@@ -11,13 +12,13 @@ struct WebhookOutboxDurabilityTests {
     @Test("queued before any attempt: the row is in the file as soon as deliver returns")
     func queuedBeforeAttempt() async throws {
         let directory = try makeTemporaryDirectory()
-        let harness = try await OutboxHarness(store: try StateStore(directory: directory))
+        let harness = try await OutboxHarness(store: try SQLiteStore(directory: directory))
         let outbox = harness.outbox([harness.target()])  // never run: no attempt is made
         let event = SampleEvents.premium()
 
-        await outbox.deliver(event)
+        try await outbox.deliver(event)
 
-        let rows = try StateStore(directory: directory).webhookOutboxRows(webhook: "ops")
+        let rows = try await SQLiteStore(directory: directory).webhookOutboxRows(webhook: "ops")
         #expect(rows.map(\.eventID) == [event.id])
         #expect(rows.first?.body == (try AlertEvent.makeEncoder().encode(event)))
         #expect(rows.first?.attempts == 0)
@@ -30,7 +31,7 @@ struct WebhookOutboxDurabilityTests {
     @Test("restart: a new outbox on the same file sends the pending rows with their original ids and bytes, after the stored backoff")
     func restartDeliversPending() async throws {
         let directory = try makeTemporaryDirectory()
-        let harness = try await OutboxHarness(store: try StateStore(directory: directory))
+        let harness = try await OutboxHarness(store: try SQLiteStore(directory: directory))
         harness.receiver.script([], then: .status(503))
         let first = harness.outbox([harness.target()])
         let firstRun = Task { await first.run() }
@@ -39,7 +40,7 @@ struct WebhookOutboxDurabilityTests {
         let events = [SampleEvents.premium(), SampleEvents.ipo()]
         let start = harness.clock.now()
 
-        for event in events { await first.deliver(event) }
+        for event in events { try await first.deliver(event) }
         let failed = try await arrivals.expectNext()
         guard case .retrying = try await reports.expectNext() else {
             Issue.record("expected a retry")
@@ -49,8 +50,8 @@ struct WebhookOutboxDurabilityTests {
         firstRun.cancel()  // the daemon stops while the first notification waits for its retry
         await firstRun.value
 
-        let reopened = try StateStore(directory: directory)
-        let pending = try reopened.webhookOutboxRows(webhook: "ops")
+        let reopened = try SQLiteStore(directory: directory)
+        let pending = try await reopened.webhookOutboxRows(webhook: "ops")
         #expect(pending.map(\.eventID) == events.map(\.id))
         #expect(pending.map(\.attempts) == [1, 0])
         #expect(pending.first?.nextAttemptAt == start.addingTimeInterval(1))
@@ -80,12 +81,12 @@ struct WebhookOutboxDurabilityTests {
     @Test("restart after a long outage: rows past max_age are dropped with an error, not sent")
     func restartDropsExpired() async throws {
         let directory = try makeTemporaryDirectory()
-        let harness = try await OutboxHarness(store: try StateStore(directory: directory))
+        let harness = try await OutboxHarness(store: try SQLiteStore(directory: directory))
         let event = SampleEvents.fx()
-        await harness.outbox([harness.target(maxAge: .seconds(600))]).deliver(event)
+        try await harness.outbox([harness.target(maxAge: .seconds(600))]).deliver(event)
 
         await harness.clock.advance(by: .seconds(601))
-        let outbox = harness.outbox([harness.target(maxAge: .seconds(600))], store: try StateStore(directory: directory))
+        let outbox = harness.outbox([harness.target(maxAge: .seconds(600))], store: try SQLiteStore(directory: directory))
         let run = Task { await outbox.run() }
         var reports = harness.reports.stream.makeAsyncIterator()
 
@@ -112,7 +113,7 @@ struct WebhookOutboxDurabilityTests {
         var reports = harness.reports.stream.makeAsyncIterator()
         let event = SampleEvents.premium()
 
-        await outbox.deliver(event)
+        try await outbox.deliver(event)
         _ = try await arrivals.expectNext()  // the answer is still 300 ms away
         outbox.stopGracefully()
         await run.value
@@ -131,12 +132,12 @@ struct WebhookOutboxDurabilityTests {
         var arrivals = harness.receiver.arrivals.makeAsyncIterator()
         let event = SampleEvents.premium()
 
-        await outbox.deliver(event)
+        try await outbox.deliver(event)
         _ = try await arrivals.expectNext()
         run.cancel()
         await run.value
 
-        let rows = try harness.store.webhookOutboxRows(webhook: "ops")
+        let rows = try await harness.store.webhookOutboxRows(webhook: "ops")
         #expect(rows.map(\.eventID) == [event.id])
         #expect(rows.first?.attempts == 0)
         await harness.shutdown()
@@ -148,22 +149,22 @@ struct WebhookOutboxDurabilityTests {
         harness.receiver.script([], then: .status(200, delay: .seconds(30)))
         let outbox = harness.outbox([harness.target(timeout: .seconds(20))])
         let recording = RecordingSink()
-        let fanout = SinkRouter([outbox, recording])  // the daemon's own fan-out
+        let fanout = AlertPublisher(store: nil, sinks: [outbox, recording], clock: SystemClock(), logger: Logger(label: "test"))  // the daemon's own fan-out
         let run = Task { await outbox.run() }
         var arrivals = harness.receiver.arrivals.makeAsyncIterator()
         let first = SampleEvents.premium()
         let second = SampleEvents.ipo()
 
-        await fanout.deliver(first)
-        #expect(await recording.events.map(\.id) == [first.id])
+        await fanout.publish(Publication(events: [first]))
+        #expect(recording.events.map(\.id) == [first.id])
         let hanging = try await arrivals.expectNext()  // the webhook now waits 20 s for an answer
         #expect(hanging.header("webhook-id") == first.id)
 
         let before = ContinuousClock.now
-        await fanout.deliver(second)
+        await fanout.publish(Publication(events: [second]))
         let took = ContinuousClock.now - before
 
-        #expect(await recording.events.map(\.id) == [first.id, second.id])
+        #expect(recording.events.map(\.id) == [first.id, second.id])
         #expect(took < .seconds(2), "deliver took \(took) while the webhook hangs")
         #expect(try await outbox.pendingCount(webhook: "ops") == 2)
         #expect(harness.receiver.requests.count == 1)  // the second waits behind the first
@@ -181,7 +182,7 @@ struct WebhookOutboxDurabilityTests {
         var reports = harness.reports.stream.makeAsyncIterator()
         let event = SampleEvents.premium()
 
-        await outbox.deliver(event)
+        try await outbox.deliver(event)
         guard case .retrying = try await reports.expectNext() else {
             Issue.record("expected a retry")
             return
@@ -189,7 +190,7 @@ struct WebhookOutboxDurabilityTests {
         await harness.clock.waitForSleepers(1)
         await outbox.update(targets: [])
         #expect(harness.clock.pendingDeadlines.isEmpty)  // its loop stopped
-        await outbox.deliver(SampleEvents.fx())  // no webhook takes it now
+        try await outbox.deliver(SampleEvents.fx())  // no webhook takes it now
         #expect(try await outbox.pendingCount(webhook: "ops") == 1)
 
         await outbox.update(targets: [harness.target()])
@@ -206,7 +207,7 @@ struct WebhookOutboxDurabilityTests {
     func removedWebhookRowsArePurged() async throws {
         let harness = try await OutboxHarness()
         let outbox = harness.outbox([harness.target(name: "old", maxAge: .seconds(60)), harness.target(name: "kept")])
-        await outbox.deliver(SampleEvents.premium())
+        try await outbox.deliver(SampleEvents.premium())
         await outbox.update(targets: [harness.target(name: "kept")])
         #expect(try await outbox.pendingCount(webhook: "old") == 1)  // not yet past max_age
 

@@ -41,7 +41,7 @@ struct WebhookSignatureTests {
         var arrivals = harness.receiver.arrivals.makeAsyncIterator()
         let event = SampleEvents.premium()
 
-        await outbox.deliver(event)
+        try await outbox.deliver(event)
         let request = try await arrivals.expectNext()
 
         #expect(request.method == "POST")
@@ -74,7 +74,7 @@ struct WebhookSignatureTests {
         var arrivals = harness.receiver.arrivals.makeAsyncIterator()
         let event = SampleEvents.fx()
 
-        await outbox.deliver(event)
+        try await outbox.deliver(event)
         let request = try await arrivals.expectNext()
 
         #expect(request.header("webhook-id") == event.id)

@@ -222,15 +222,15 @@ func makeTemporaryDirectory() throws -> String {
 struct OutboxHarness {
     let receiver: WebhookReceiver
     let clock: ManualClock
-    let store: StateStore
+    let store: SQLiteStore
     let client: HTTPClient
     let logs = LogRecorder()
     let reports = ReportStream()
 
-    init(store: StateStore? = nil) async throws {
+    init(store: SQLiteStore? = nil) async throws {
         receiver = try await WebhookReceiver()
         clock = ManualClock(now: SampleEvents.at.addingTimeInterval(60))
-        self.store = try store ?? StateStore(inMemory: ())
+        self.store = try store ?? SQLiteStore(inMemory: ())
         client = HTTPClient(eventLoopGroupProvider: .singleton)
     }
 
@@ -244,7 +244,7 @@ struct OutboxHarness {
     }
 
     /// An outbox whose jitter is zero (random 0.5), so backoff deadlines are exact.
-    func outbox(_ targets: [WebhookTarget], store: StateStore? = nil) -> WebhookOutbox {
+    func outbox(_ targets: [WebhookTarget], store: SQLiteStore? = nil) -> WebhookOutbox {
         WebhookOutbox(
             store: store ?? self.store, targets: targets, client: client, clock: clock, logger: logs.logger(),
             random: { 0.5 }, onReport: reports.callback)

@@ -61,7 +61,7 @@ struct SystemdUnitTests {
             let text = try await sandbox.property("StatusText", of: unit)
             return text.contains("max premium BTC 1.000%") ? text : nil
         }
-        #expect(statusText.hasPrefix("2 exchanges ok"))
+        #expect(statusText.hasPrefix("ready: 2 exchanges ok"))
         let status = try await sandbox.run("systemctl", "status", "--no-pager", "--lines=0", unit)
         #expect(status.stdout.contains("Status: \"\(statusText)\""), "\(status.stdout)")
 
@@ -97,7 +97,7 @@ struct SystemdUnitTests {
             try await sandbox.journal("-u", unit, "MESSAGE=marketalertd running").first
         }
         #expect(running["_TRANSPORT"] == "journal")
-        #expect(running["CODE_FILE"]?.hasSuffix("Supervisor.swift") == true)
+        #expect(running["CODE_FILE"]?.hasSuffix("DaemonRuntime.swift") == true)
         #expect(running["MARKETALERTD_LOGGER"] == "marketalertd")
         #expect(running["PRIORITY"] == "6")
 

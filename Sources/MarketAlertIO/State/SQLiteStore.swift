@@ -2,9 +2,10 @@ import Foundation
 import GRDB
 import MarketAlertCore
 
-/// The daemon's durable state in SQLite (WAL): alert state per key, so a restart neither repeats nor
-/// loses an alert, and the webhook outbox. All access is synchronous and short; GRDB serializes writers.
-package final class StateStore: Sendable {
+/// The daemon's durable state in SQLite (WAL): alert state per key, notifications in flight and the webhook
+/// outbox (`AlertStore`, `WebhookQueueStore`). Every access goes through GRDB's async API, which runs it on
+/// GRDB's own serial queues, never on the cooperative pool.
+package final class SQLiteStore: Sendable {
     package let writer: any DatabaseWriter
     package let path: String?
 
@@ -69,39 +70,5 @@ package final class StateStore: Sendable {
             }
         }
         return migrator
-    }
-
-    // MARK: Alert state
-
-    /// Every stored state of `kind`, decoded; rows that no longer decode are skipped (and reported).
-    package func loadStates<State: Decodable>(kind: String, as type: State.Type) throws -> (states: [String: State], undecodable: [String]) {
-        let rows = try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT key, state FROM alert_state WHERE kind = ?", arguments: [kind])
-        }
-        let decoder = JSONDecoder()
-        var states: [String: State] = [:]
-        var undecodable: [String] = []
-        for row in rows {
-            let key: String = row["key"]
-            let data: Data = row["state"]
-            if let state = try? decoder.decode(State.self, from: data) { states[key] = state } else { undecodable.append(key) }
-        }
-        return (states, undecodable)
-    }
-
-    package func saveState<State: Encodable>(_ state: State, key: String, kind: String, at now: Date) throws {
-        let data = try JSONEncoder().encode(state)
-        try writer.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO alert_state (key, kind, state, updated_at) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(key) DO UPDATE SET kind = excluded.kind, state = excluded.state, updated_at = excluded.updated_at
-                    """,
-                arguments: [key, kind, data, now.timeIntervalSince1970])
-        }
-    }
-
-    package func deleteState(key: String) throws {
-        try writer.write { db in try db.execute(sql: "DELETE FROM alert_state WHERE key = ?", arguments: [key]) }
     }
 }

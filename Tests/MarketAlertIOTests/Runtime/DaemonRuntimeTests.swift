@@ -5,58 +5,40 @@ import MarketAlertIO
 import MarketAlertTestSupport
 import Testing
 
-/// The supervisor in virtual time: pollers and the tick loop sleep on a ManualClock, and every step waits
-/// for the loops to be asleep again (`waitForSleepers`) before the test looks or moves time. Nothing sleeps.
-@Suite(.serialized) struct SupervisorTests {
+/// The runtime in virtual time: pollers and the engine's deadline timer sleep on a ManualClock, and every
+/// step waits until they are asleep and the engine has caught up before the test looks or moves time.
+@Suite(.serialized) struct DaemonRuntimeTests {
     let start = Date(timeIntervalSince1970: 1_763_800_000)
 
     struct Harness {
-        let clock: ManualClock
         let binance: ScriptedQuoteSource
         let bybit: ScriptedQuoteSource
-        let sink = CollectingSink()
-        let lifecycle = RecordingLifecycle(watchdogInterval: .seconds(2))  // as for WatchdogSec=4s
-        let supervisor: Supervisor
-        let task: Task<Void, Never>
+        let world: RuntimeHarness
+        var sink: RecordingSink { world.sink }
+        var lifecycle: RecordingLifecycle { world.lifecycle }
+        var clock: ManualClock { world.clock }
 
-        /// Prices are set before the supervisor starts, so the first polls cannot race the test.
-        init(settings: Settings, store: StateStore?, start: Date, bybitBTC: String = "100010") {
+        /// Prices are set before the runtime starts, so the first polls cannot race the test.
+        init(settings: Settings, store: (any AlertStore)?, start: Date, bybitBTC: String = "100010") async {
             let clock = ManualClock(now: start)
-            let binance = ScriptedQuoteSource(.binance, clock: clock)
-            let bybit = ScriptedQuoteSource(.bybit, clock: clock)
+            binance = ScriptedQuoteSource(.binance, clock: clock)
+            bybit = ScriptedQuoteSource(.bybit, clock: clock)
             binance.set("BTC", "100000")
             bybit.set("BTC", bybitBTC)
-            let components = SupervisorComponents(makeQuoteSource: { $0.id == .binance ? binance : bybit })
-            self.clock = clock
-            self.binance = binance
-            self.bybit = bybit
-            supervisor = Supervisor(
-                settings: settings, components: components, clock: clock, store: store, sink: sink, lifecycle: lifecycle,
-                logger: Logger(label: "test"), random: { 0.5 })
-            let supervisor = supervisor
-            task = Task { await supervisor.run() }
+            world = await RuntimeHarness.start(
+                settings: settings, store: store, factory: scriptedFactory([binance, bybit]), clock: clock, producers: 2,
+                lifecycle: RecordingLifecycle(watchdogInterval: .seconds(2)))  // as for WatchdogSec=4s
         }
 
-        /// Two pollers and the tick loop asleep.
-        func settle() async { await clock.waitForSleepers(3) }
-
-        func advance(_ seconds: Int) async {
-            for _ in 0..<seconds {
-                await clock.advance(by: .seconds(1))
-                await settle()
-            }
-        }
-
-        func stop() async {
-            task.cancel()
-            await task.value
-        }
+        func settle() async { await world.settle() }
+        func advance(_ seconds: Int) async { await world.advance(seconds) }
+        func stop() async { await world.stop() }
     }
 
     @Test func crossingNoticeThenWarningThenClearingNotifiesThreeTimes() async throws {
-        let harness = Harness(settings: try twoExchangeSettings(), store: try StateStore(inMemory: ()), start: start)
+        let harness = await Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
         await harness.settle()
-        #expect(harness.sink.delivered.isEmpty)
+        #expect(harness.sink.events.isEmpty)
         harness.bybit.set("BTC", "100060")  // 0.06%
         await harness.advance(5)
         harness.bybit.set("BTC", "100120")  // 0.12%
@@ -64,7 +46,7 @@ import Testing
         harness.bybit.set("BTC", "100030")  // 0.03% < clear 0.04
         await harness.advance(5)
         await harness.stop()
-        let events = harness.sink.delivered
+        let events = harness.sink.events
         #expect(events.map(\.status) == ["firing", "firing", "resolved"])
         #expect(events.map(\.severity) == [.notice, .warning, .info])
         #expect(events.allSatisfy { $0.key == "premium/global/BTC" })
@@ -81,14 +63,14 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sup-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let settings = try twoExchangeSettings()
-        let first = Harness(settings: settings, store: try StateStore(directory: directory), start: start, bybitBTC: "100200")
+        let first = await Harness(settings: settings, store: try SQLiteStore(directory: directory), start: start, bybitBTC: "100200")
         await first.advance(6)
         await first.stop()
         #expect(first.sink.keys(status: "firing") == ["premium/global/BTC"])
 
-        let second = Harness(settings: settings, store: try StateStore(directory: directory), start: start + 60, bybitBTC: "100200")
+        let second = await Harness(settings: settings, store: try SQLiteStore(directory: directory), start: start + 60, bybitBTC: "100200")
         await second.advance(12)
-        #expect(second.sink.delivered.isEmpty, "restart repeated \(second.sink.delivered.map(\.summary))")
+        #expect(second.sink.events.isEmpty, "restart repeated \(second.sink.events.map(\.summary))")
         second.bybit.set("BTC", "100010")
         await second.advance(6)
         await second.stop()
@@ -96,27 +78,27 @@ import Testing
     }
 
     @Test func forDurationDelaysTheFirstNotificationToTheExactSecond() async throws {
-        let harness = Harness(settings: try twoExchangeSettings(forDuration: "30s"), store: nil, start: start)
+        let harness = await Harness(settings: try twoExchangeSettings(forDuration: "30s"), store: nil, start: start)
         await harness.settle()
         harness.bybit.set("BTC", "100200")
         await harness.advance(5)  // first poll sees it at start+5
         await harness.advance(29)
-        #expect(harness.sink.delivered.isEmpty)
+        #expect(harness.sink.events.isEmpty)
         await harness.advance(1)
         await harness.stop()
-        let event = try #require(harness.sink.delivered.first)
+        let event = try #require(harness.sink.events.first)
         #expect(event.at == start + 35)
         #expect(event.severity == .warning)
     }
 
     @Test func aFailingSourceRaisesASourceAlertAndResolvesOnSuccessWithoutPremiumAlerts() async throws {
-        let harness = Harness(settings: try twoExchangeSettings(), store: try StateStore(inMemory: ()), start: start)
+        let harness = await Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
         await harness.settle()
         harness.bybit.fail(SourceError(source: "bybit", kind: .decode, message: "HTML error page"))
         harness.bybit.set("BTC", "110000")  // must never be seen: the source is failing
         await harness.advance(30)
         #expect(harness.sink.keys(status: "firing") == ["source/bybit"])
-        let firing = try #require(harness.sink.delivered.first)
+        let firing = try #require(harness.sink.events.first)
         #expect(firing.source?.error == "HTML error page")
         #expect((firing.source?.consecutiveFailures ?? 0) >= 2)
         harness.bybit.fail(nil)
@@ -124,15 +106,15 @@ import Testing
         await harness.advance(120)
         await harness.stop()
         #expect(harness.sink.keys(status: "resolved") == ["source/bybit"])
-        #expect(!harness.sink.delivered.contains { $0.kind == .premium })
+        #expect(!harness.sink.events.contains { $0.kind == .premium })
     }
 
     @Test func reloadAddsAndRemovesPollersAndForgetsRemovedRules() async throws {
-        let harness = Harness(settings: try twoExchangeSettings(), store: try StateStore(inMemory: ()), start: start)
+        let harness = await Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
         await harness.settle()
         var reloaded = try twoExchangeSettings()
         reloaded.premium.rules[0].name = "renamed"
-        await harness.supervisor.apply(reloaded)
+        await harness.world.reload(reloaded)
         harness.bybit.set("BTC", "100200")
         await harness.advance(6)
         await harness.stop()
@@ -144,7 +126,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let settings = try twoExchangeSettings()
         // What a run killed between commit and delivery leaves behind: the firing state and its notification.
-        let store = try StateStore(directory: directory)
+        let store = try SQLiteStore(directory: directory)
         var state = LeveledAlertStateMachine()
         let policy = LeveledAlertPolicy(settings.premium.rules[0])
         _ = state.observe(0.2, now: start, policy: policy)
@@ -155,12 +137,13 @@ import Testing
                                 high: QuoteDetail(exchange: "bybit", market: "BTCUSDT", price: 100200, quote: "USDT", priceRef: 100200, side: "last", at: start),
                                 low: QuoteDetail(exchange: "binance", market: "BTCUSDT", price: 100000, quote: "USDT", priceRef: 100000, side: "last", at: start),
                                 fx: []))
-        try store.commit(states: [StateWrite(key: "premium/global/BTC", kind: "premium", state: state)], pending: [lost], at: start)
+        try await store.commit(
+            Publication(states: [StateRecord.encode(state, key: "premium/global/BTC", kind: "premium")], events: [lost]), at: start)
 
-        let harness = Harness(settings: settings, store: try StateStore(directory: directory), start: start + 5, bybitBTC: "100200")
+        let harness = await Harness(settings: settings, store: try SQLiteStore(directory: directory), start: start + 5, bybitBTC: "100200")
         await harness.advance(6)
         await harness.stop()
-        #expect(harness.sink.delivered.map(\.id) == ["7d1f0c52-pending-event"])
-        #expect(try StateStore(directory: directory).pendingEvents().events.isEmpty)
+        #expect(harness.sink.events.map(\.id) == ["7d1f0c52-pending-event"])
+        #expect(try await SQLiteStore(directory: directory).pendingEvents().isEmpty)
     }
 }

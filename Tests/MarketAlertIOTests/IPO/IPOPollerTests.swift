@@ -4,42 +4,56 @@ import MarketAlertIO
 import MarketAlertTestSupport
 import Testing
 
-/// The watcher against a real HTTP server on 127.0.0.1 and a real (in-memory) SQLite store, in virtual time.
-@Suite("IPO watcher")
-struct IPOWatcherTests {
+/// The IPO poller and the engine's subscription state machines, through the runtime, against a real HTTP
+/// server on 127.0.0.1 and a real (in-memory) SQLite store, in virtual time.
+@Suite("IPO poller and engine")
+struct IPOPollerTests {
     static let path = "/rwd/zh/announcement/publicForm"
 
-    /// One test's world: server, clock, store, sink, health.
+    /// One test's world: server, clock, store, sink.
     struct World {
         let server: MockHTTPServer
         let clock: ManualClock
-        let store: StateStore
-        let sink = IPOTestSink()
-        let health = IPOTestHealth()
-        var driver: IPOTestDriver { IPOTestDriver(clock: clock) }
+        let store: SQLiteStore
+        let sink = RecordingSink()
 
         init(now: String) async throws {
             server = try await MockHTTPServer()
             clock = ManualClock(now: IPOTestKit.instant(now))
-            store = try StateStore(inMemory: ())
+            store = try SQLiteStore(inMemory: ())
         }
 
-        func watcher(notify: Set<IPONotification> = [.opens, .last_day], store: StateStore? = nil) -> IPOWatcher {
-            IPOWatcher(
-                settings: IPOTestKit.settings(server, notify: notify), fetcher: IPOTestKit.fetcher(clock), clock: clock,
-                store: store ?? self.store, sink: sink, health: health, logger: IPOTestKit.quietLogger, random: { 0.5 })
+        func settings(notify: Set<IPONotification>) -> Settings {
+            var settings = Settings()
+            settings.ipo = IPOTestKit.settings(server, notify: notify)
+            return settings
         }
 
-        /// Starts `watcher.run()` and returns once it has polled and gone to sleep.
-        func start(_ watcher: IPOWatcher) async -> Task<Void, Never> {
-            let task = Task { await watcher.run() }
-            await clock.waitForSleepers(1)
-            return task
+        var factory: ProducerFactory {
+            let clock = clock
+            return ProducerFactory(quoteSource: { _ in nil }, ipoPoller: { source, ipo in
+                IPOPoller(
+                    settings: source, excludeNamePatterns: ipo.excludeNamePatterns, fetcher: IPOTestKit.fetcher(clock), clock: clock,
+                    logger: IPOTestKit.quietLogger, random: { 0.5 })
+            })
         }
+
+        /// Starts the runtime and returns once it has polled, evaluated and gone to sleep.
+        func start(notify: Set<IPONotification> = [.opens, .last_day], store: SQLiteStore? = nil) async -> RuntimeHarness {
+            await RuntimeHarness.start(
+                settings: settings(notify: notify), store: store ?? self.store, factory: factory, clock: clock, producers: 1, sink: sink)
+        }
+
+        func snapshot(_ world: RuntimeHarness) async -> [IPOOfferingStatus] {
+            let now = clock.now()
+            return await world.runtime.loop.snapshot { $0.ipoSnapshot(now: now) }
+        }
+
+        func health(_ world: RuntimeHarness) async -> SourceHealth? { await world.runtime.loop.snapshot { $0.sourceHealth["twse"] } }
 
         /// Serves `payloads[yy]`, or TWSE's no-data answer for other years.
         func serve(_ payloads: [Int: String]) {
-            server.route(IPOWatcherTests.path) { request in
+            server.route(IPOPollerTests.path) { request in
                 guard let year = IPOTestKit.year(of: request), let body = payloads[year] else { return .json(IPOTestKit.noData) }
                 return .json(body)
             }
@@ -62,10 +76,7 @@ struct IPOWatcherTests {
             return (try IPOTestKit.payload(rows), try #require(lottery.year))
         }
 
-        func stop(_ task: Task<Void, Never>) async {
-            task.cancel()
-            await task.value
-        }
+        func stop(_ world: RuntimeHarness) async { await world.stop() }
 
         func shutdown() async { await server.shutdown() }
     }
@@ -79,10 +90,10 @@ struct IPOWatcherTests {
         let (body, year) = try world.offeringPayload()
         #expect(year == 2024)
         world.serve([year: body])
-        let task = await world.start(world.watcher(notify: Set(IPONotification.allCases)))
+        let task = await world.start(notify: Set(IPONotification.allCases))
         #expect(Self.timeline(world.sink.events) == ["announced 2024-01-01T02:00:00Z"])
 
-        await world.driver.advance(to: IPOTestKit.instant("2024-01-09T00:00:00Z"))
+        await task.advance(to: IPOTestKit.instant("2024-01-09T00:00:00Z"))
         await world.stop(task)
         // Midnight in Taipei is 16:00 UTC of the previous day.
         #expect(Self.timeline(world.sink.events) == [
@@ -96,13 +107,13 @@ struct IPOWatcherTests {
         #expect(events[4].summary.contains("lottery draw today 2024-01-08"))
         #expect(Set(events.map(\.id)).count == 5)
         // Polled every hour throughout (both 2024 and, in January, 2023), every poll a success.
-        let outcomes = world.health.outcomes
-        #expect(outcomes.count >= 190 && outcomes.allSatisfy { $0.0 == "twse" && $0.1 == nil })
+        #expect(world.server.requests.count >= 190)
         #expect(Set(world.server.requests.compactMap(IPOTestKit.year(of:))) == [2023, 2024])
         // Nothing is left pending in the store.
-        let stored = try world.store.loadStates(kind: "ipo", as: IPOPersistedState.self).states
+        let stored = try await world.store.loadStates(kind: "ipo", as: IPOAlertState.self).states
         #expect(stored.keys.sorted() == ["ipo/twse/7795/2024-01-02"])
-        #expect(stored.values.allSatisfy { $0.pending.isEmpty && $0.machine.state == .closed })
+        #expect(stored.values.allSatisfy { $0.machine.state == .closed })
+        #expect(try await world.store.pendingEvents().isEmpty)
         await world.shutdown()
     }
 
@@ -110,14 +121,14 @@ struct IPOWatcherTests {
         let world = try await World(now: "2024-01-01T02:00:00Z")
         let (body, year) = try world.offeringPayload()
         world.serve([year: body])
-        let first = await world.start(world.watcher())
-        await world.driver.advance(to: IPOTestKit.instant("2024-01-02T04:00:00Z"))
+        let first = await world.start()
+        await first.advance(to: IPOTestKit.instant("2024-01-02T04:00:00Z"))
         await world.stop(first)
         #expect(Self.timeline(world.sink.events) == ["open 2024-01-01T16:00:00Z"])
 
-        let second = await world.start(world.watcher())  // same store
+        let second = await world.start()  // same store
         #expect(world.sink.events.count == 1)
-        await world.driver.advance(to: IPOTestKit.instant("2024-01-05T00:00:00Z"))
+        await second.advance(to: IPOTestKit.instant("2024-01-05T00:00:00Z"))
         await world.stop(second)
         #expect(Self.timeline(world.sink.events) == ["open 2024-01-01T16:00:00Z", "last_day 2024-01-03T16:00:00Z"])
         await world.shutdown()
@@ -127,28 +138,28 @@ struct IPOWatcherTests {
         let world = try await World(now: "2024-01-01T02:00:00Z")
         let (body, year) = try world.offeringPayload()
         world.serve([year: body])
-        let first = await world.start(world.watcher())
+        let first = await world.start()
         await world.stop(first)
         #expect(world.sink.events.isEmpty)
 
         // Down across the opening midnight; back at 13:00 on 3 Jan in Taipei, while the window is open.
         await world.clock.advance(to: IPOTestKit.instant("2024-01-03T05:00:00Z"))
-        let second = await world.start(world.watcher())
+        let second = await world.start()
         #expect(Self.timeline(world.sink.events) == ["open 2024-01-03T05:00:00Z"])
         #expect(world.sink.events.first?.summary
             == "IPO 7795 長廣 (初上市) subscription open since 2024-01-02 (Asia/Taipei), closes 2024-01-04, price 45.00 TWD")
-        await world.driver.advance(to: IPOTestKit.instant("2024-01-03T10:00:00Z"))
+        await second.advance(to: IPOTestKit.instant("2024-01-03T10:00:00Z"))
         #expect(world.sink.events.count == 1)
-        await world.driver.advance(to: IPOTestKit.instant("2024-01-04T00:00:00Z"))
+        await second.advance(to: IPOTestKit.instant("2024-01-04T00:00:00Z"))
         await world.stop(second)
         #expect(Self.timeline(world.sink.events) == ["open 2024-01-03T05:00:00Z", "last_day 2024-01-03T16:00:00Z"])
 
         // Back later on the opening day itself: still `opens`, worded as today's news.
         let sameDay = try await World(now: "2024-01-01T02:00:00Z")
         sameDay.serve([year: body])
-        await sameDay.stop(await sameDay.start(sameDay.watcher()))
+        await sameDay.stop(await sameDay.start())
         await sameDay.clock.advance(to: IPOTestKit.instant("2024-01-02T05:00:00Z"))
-        await sameDay.stop(await sameDay.start(sameDay.watcher()))
+        await sameDay.stop(await sameDay.start())
         #expect(Self.timeline(sameDay.sink.events) == ["open 2024-01-02T05:00:00Z"])
         #expect(sameDay.sink.events.first?.summary.hasPrefix("IPO 7795 長廣 (初上市) opens today 2024-01-02") == true)
         await sameDay.shutdown()
@@ -160,19 +171,19 @@ struct IPOWatcherTests {
         let (body, year) = try world.offeringPayload()
         world.serve([year: body])
         let notify = Set(IPONotification.allCases).subtracting([.announced])
-        let first = await world.start(world.watcher(notify: notify))
+        let first = await world.start(notify: notify)
         await world.stop(first)
 
         // Down for the whole window (2–4 Jan) and the closing day; back on 6 Jan.
         await world.clock.advance(to: IPOTestKit.instant("2024-01-06T02:00:00Z"))
-        let second = await world.start(world.watcher(notify: notify))
-        await world.driver.advance(to: IPOTestKit.instant("2024-01-07T12:00:00Z"))
+        let second = await world.start(notify: notify)
+        await second.advance(to: IPOTestKit.instant("2024-01-07T12:00:00Z"))
         await world.stop(second)
         #expect(world.sink.events.isEmpty)
 
         // A daemon that never saw the window says nothing about it either, even with every notification on.
-        let fresh = try StateStore(inMemory: ())
-        let third = await world.start(world.watcher(notify: Set(IPONotification.allCases), store: fresh))
+        let fresh = try SQLiteStore(inMemory: ())
+        let third = await world.start(notify: Set(IPONotification.allCases), store: fresh)
         await world.stop(third)
         #expect(world.sink.events.isEmpty)
         await world.shutdown()
@@ -183,16 +194,15 @@ struct IPOWatcherTests {
         let (body, year) = try world.offeringPayload()  // 31 Dec – 2 Jan, lottery 6 Jan: in the 2025 list
         #expect(year == 2025)
         world.serve([2025: body, 2024: try IPOTestKit.payload([])])
-        let watcher = world.watcher()
-        let task = await world.start(watcher)
+        let task = await world.start()
         // In December the next year's list is asked for too, and that is where the window is.
         #expect(Set(world.server.requests.compactMap(IPOTestKit.year(of:))) == [2024, 2025])
-        let rows = await watcher.snapshot()
+        let rows = await world.snapshot(task)
         #expect(rows.map(\.key) == ["ipo/twse/7795/2024-12-31"] && rows.first?.state == .upcoming)
 
-        await world.driver.advance(to: IPOTestKit.instant("2025-01-01T00:00:00Z"))
+        await task.advance(to: IPOTestKit.instant("2025-01-01T00:00:00Z"))
         world.server.clearRequests()
-        await world.driver.advance(to: IPOTestKit.instant("2025-01-03T00:00:00Z"))
+        await task.advance(to: IPOTestKit.instant("2025-01-03T00:00:00Z"))
         await world.stop(task)
         #expect(Self.timeline(world.sink.events) == ["open 2024-12-30T16:00:00Z", "last_day 2025-01-01T16:00:00Z"])
         #expect(world.sink.events.first?.summary == "IPO 7795 長廣 (初上市) opens today 2024-12-31 (Asia/Taipei), closes 2025-01-02, price 45.00 TWD")
@@ -205,32 +215,34 @@ struct IPOWatcherTests {
         let world = try await World(now: "2024-01-01T02:00:00Z")
         let (body, year) = try world.offeringPayload()
         world.serve([year: body])
-        let watcher = world.watcher()
-        let task = await world.start(watcher)
-        let before = await watcher.snapshot()
+        let task = await world.start()
+        let before = await world.snapshot(task)
         #expect(before.map(\.code) == ["7795"] && before.first?.state == .upcoming)
 
         world.server.route(Self.path) { _ in
             MockHTTPServer.Response(status: 500, headers: [("Content-Type", "text/html")], body: Data("<html>維護中</html>".utf8))
         }
-        await world.driver.advance(to: IPOTestKit.instant("2024-01-01T03:00:00Z"))
-        #expect(world.health.outcomes.last?.1?.kind == .http(status: 500))
-        #expect(await watcher.snapshot() == before)
+        await task.advance(to: IPOTestKit.instant("2024-01-01T03:00:00Z"))
+        #expect(await world.health(task)?.lastError?.contains("HTTP 500") == true)
+        #expect(await world.snapshot(task).map(\.key) == before.map(\.key))
 
         world.server.route(Self.path) { _ in
             MockHTTPServer.Response(status: 200, headers: [("Content-Type", "text/html")], body: Data("<!DOCTYPE html><html></html>".utf8))
         }
         // The retry comes after a backoff (60 s for the first failure), not a full hour.
-        #expect(world.clock.pendingDeadlines == [IPOTestKit.instant("2024-01-01T03:01:00Z")])
-        await world.driver.advance(to: IPOTestKit.instant("2024-01-01T03:01:00Z"))
-        #expect(world.health.outcomes.last?.1?.kind == .decode)
-        #expect(await watcher.snapshot() == before)
+        #expect(world.clock.pendingDeadlines.first == IPOTestKit.instant("2024-01-01T03:01:00Z"))
+        await task.advance(to: IPOTestKit.instant("2024-01-01T03:01:00Z"))
+        #expect(await world.health(task)?.consecutiveFailures == 2)
+        #expect(await world.snapshot(task).map(\.key) == before.map(\.key))
         #expect(world.sink.events.isEmpty)
 
-        // TWSE stays down, but the window still opens on time from the last good list.
-        await world.driver.advance(to: IPOTestKit.instant("2024-01-01T16:00:00Z"))
-        #expect(Self.timeline(world.sink.events) == ["open 2024-01-01T16:00:00Z"])
-        #expect(await watcher.snapshot().first?.state == .open)
+        // TWSE stays down, but the window still opens on time from the last good list; after three failed
+        // polls in a row the source itself is reported.
+        await task.advance(to: IPOTestKit.instant("2024-01-01T16:00:00Z"))
+        #expect(Self.timeline(world.sink.events.filter { $0.kind == .ipo }) == ["open 2024-01-01T16:00:00Z"])
+        #expect(world.sink.keys(status: "firing").first == "source/twse")
+        #expect(world.sink.events.first?.source?.consecutiveFailures == 3)
+        #expect(await world.snapshot(task).first?.state == .open)
         await world.stop(task)
         await world.shutdown()
     }
@@ -249,16 +261,28 @@ struct IPOWatcherTests {
         let (machine, notices) = SubscriptionStateMachine.start(offering: offering, today: today, notify: [.opens, .last_day])
         let notice = try #require(notices.first)
         let crashed = IPOEvents.event(id: "crashed-0001", offering: offering, notice: notice, today: today, now: IPOTestKit.instant("2024-01-01T16:00:00Z"))
-        try world.store.saveState(
-            IPOPersistedState(machine: machine, pending: [crashed], keepUntil: IPOTestKit.instant("2024-02-09T16:00:00Z")),
-            key: offering.key, kind: "ipo", at: IPOTestKit.instant("2024-01-01T16:00:00Z"))
+        // Version 1 kept such events inside the IPO state row; the runtime publishes them once and rewrites
+        // the row without them.
+        struct Version1Row: Encodable {
+            var machine: SubscriptionStateMachine
+            var pending: [AlertEvent]
+            var keepUntil: Date
+        }
+        let row = try JSONEncoder().encode(Version1Row(machine: machine, pending: [crashed], keepUntil: IPOTestKit.instant("2024-02-09T16:00:00Z")))
+        try await world.store.commit(
+            Publication(states: [StateRecord(key: offering.key, kind: "ipo", data: row)]), at: IPOTestKit.instant("2024-01-01T16:00:00Z"))
 
-        let task = await world.start(world.watcher())
+        let task = await world.start()
         await world.stop(task)
         #expect(world.sink.events == [crashed])
-        let stored = try world.store.loadStates(kind: "ipo", as: IPOPersistedState.self).states
-        #expect(stored[offering.key]?.pending.isEmpty == true)
-        #expect(stored[offering.key]?.machine.state == .open)
+        let stored = try await world.store.loadStates(kind: "ipo")
+        #expect(stored[offering.key].map { String(decoding: $0, as: UTF8.self).contains("pending") } == false)
+        #expect(try await world.store.loadStates(kind: "ipo", as: IPOAlertState.self).states[offering.key]?.machine.state == .open)
+        #expect(try await world.store.pendingEvents().isEmpty)
+
+        // A second start publishes nothing again.
+        await world.stop(await world.start())
+        #expect(world.sink.events == [crashed])
         await world.shutdown()
     }
 
@@ -268,9 +292,12 @@ struct IPOWatcherTests {
             IPOTestKit.year(of: request) == 2026
                 ? .data((try? Fixtures.data("twse/publicForm-reconstructed.json")) ?? Data()) : .json(IPOTestKit.noData)
         }
-        let watcher = world.watcher()
-        await watcher.pollOnce()
-        let rows = await watcher.snapshot()
+        let runtime = await DaemonRuntime.make(
+            settings: world.settings(notify: [.opens, .last_day]), store: world.store, sinks: [world.sink], factory: world.factory,
+            clock: world.clock, logger: IPOTestKit.quietLogger)
+        await runtime.runOnce(world.settings(notify: [.opens, .last_day]))
+        let now = world.clock.now()
+        let rows = await runtime.loop.snapshot { $0.ipoSnapshot(now: now) }
         #expect(rows.count == 45)
         #expect(rows.filter(\.isOpen).map(\.code) == ["3322"])
         #expect(rows.first?.code == "6949" && rows.last?.code == "4169")  // by subscription start
@@ -279,7 +306,7 @@ struct IPOWatcherTests {
         // 3322 was open when first seen: `opens` as a catch-up, nothing for the closed ones.
         #expect(world.sink.events.map(\.key) == ["ipo/twse/3322/2026-03-23"])
         #expect(world.sink.events.first?.summary == "IPO 3322 建舜電 (上櫃增資) subscription open since 2026-03-23 (Asia/Taipei), closes 2026-03-25, price 11.13 TWD")
-        #expect(try world.store.loadStates(kind: "ipo", as: IPOPersistedState.self).states.count == 45)
+        #expect(try await world.store.loadStates(kind: "ipo", as: IPOAlertState.self).states.count == 45)
         await world.shutdown()
     }
 }

@@ -4,10 +4,11 @@ import MarketAlertIO
 import Synchronization
 
 /// A quote source whose prices the test sets between polls (the HTTP adapters have their own tests against
-/// a real server; the supervisor tests are about state, timing and alerts).
+/// a real server; the runtime tests are about state, timing and alerts). `delay` makes it answer late, in
+/// virtual time.
 final class ScriptedQuoteSource: QuoteSource {
     let exchange: ExchangeID
-    private let state = Mutex<(prices: [String: String], failure: SourceError?, polls: Int)>(([:], nil, 0))
+    private let state = Mutex<(prices: [String: String], failure: SourceError?, polls: Int, delay: Duration)>(([:], nil, 0, .zero))
     private let clock: any DaemonClock
 
     init(_ exchange: ExchangeID, clock: any DaemonClock) {
@@ -17,9 +18,14 @@ final class ScriptedQuoteSource: QuoteSource {
 
     func set(_ asset: String, _ price: String) { state.withLock { $0.prices[asset] = price } }
     func fail(_ error: SourceError?) { state.withLock { $0.failure = error } }
+    func answerAfter(_ delay: Duration) { state.withLock { $0.delay = delay } }
     var polls: Int { state.withLock { $0.polls } }
 
     func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
+        let delay = state.withLock { $0.delay }
+        if delay > .zero {
+            do { try await clock.sleep(for: delay) } catch { throw SourceError(source: exchange.rawValue, kind: .timeout, message: "cancelled") }
+        }
         let (prices, failure) = state.withLock { state in
             state.polls += 1
             return (state.prices, state.failure)
@@ -31,31 +37,6 @@ final class ScriptedQuoteSource: QuoteSource {
             return Quote(exchange: exchange, market: "\(pair.base)\(pair.quote)", base: pair.base, quote: pair.quote, last: price, receivedAt: now)
         }
     }
-}
-
-/// Records delivered events.
-final class CollectingSink: AlertSink {
-    let name = "recording"
-    private let events = Mutex<[AlertEvent]>([])
-
-    func deliver(_ event: AlertEvent) async { events.withLock { $0.append(event) } }
-    var delivered: [AlertEvent] { events.withLock { $0 } }
-    func keys(status: String? = nil) -> [String] { delivered.filter { status == nil || $0.status == status }.map(\.key) }
-}
-
-/// Records lifecycle notifications.
-final class RecordingLifecycle: LifecycleObserver {
-    private let log = Mutex<[String]>([])
-    let watchdogInterval: Duration?
-
-    init(watchdogInterval: Duration? = nil) { self.watchdogInterval = watchdogInterval }
-
-    func ready() { log.withLock { $0.append("READY") } }
-    func reloading() { log.withLock { $0.append("RELOADING") } }
-    func status(_ line: String) { log.withLock { $0.append("STATUS=\(line)") } }
-    func watchdog() { log.withLock { $0.append("WATCHDOG") } }
-    func stopping() { log.withLock { $0.append("STOPPING") } }
-    var entries: [String] { log.withLock { $0 } }
 }
 
 func twoExchangeSettings(forDuration: String = "0s", repeatInterval: String = "0s") throws -> Settings {
@@ -78,4 +59,9 @@ func twoExchangeSettings(forDuration: String = "0s", repeatInterval: String = "0
               repeat_interval: \(repeatInterval)
         source_alerts: { after_failures: 2, after_silence: 10m }
         """).settings
+}
+
+/// A factory serving scripted sources by exchange.
+func scriptedFactory(_ sources: [ScriptedQuoteSource]) -> ProducerFactory {
+    ProducerFactory(quoteSource: { settings in sources.first { $0.exchange == settings.id } })
 }

@@ -1,23 +1,7 @@
 import Foundation
 import GRDB
 
-/// One queued webhook notification (a row of `webhook_outbox`).
-package struct WebhookOutboxRow: Sendable, Equatable {
-    /// Queue order; per webhook, lower is sent first.
-    package var seq: Int64
-    package var webhook: String
-    /// The event's id, sent as `webhook-id` on every attempt.
-    package var eventID: String
-    /// The exact bytes to POST.
-    package var body: Data
-    package var createdAt: Date
-    /// Attempts made so far.
-    package var attempts: Int
-    package var nextAttemptAt: Date
-    package var lastError: String?
-    /// created_at + the webhook's max_age when queued (nil on rows from before v2).
-    package var expiresAt: Date?
-
+extension WebhookOutboxRow {
     init(row: Row) {
         seq = row["seq"]
         webhook = row["webhook"]
@@ -31,28 +15,14 @@ package struct WebhookOutboxRow: Sendable, Equatable {
     }
 }
 
-/// A notification to queue for one webhook.
-package struct WebhookOutboxEntry: Sendable, Equatable {
-    package var webhook: String
-    package var eventID: String
-    package var body: Data
-    package var expiresAt: Date
-
-    package init(webhook: String, eventID: String, body: Data, expiresAt: Date) {
-        self.webhook = webhook
-        self.eventID = eventID
-        self.body = body
-        self.expiresAt = expiresAt
-    }
-}
 
 /// The webhook outbox: a durable FIFO per webhook. Every statement is one short transaction; a committed
 /// insert survives a crash of the process (WAL), so nothing queued is lost.
-extension StateStore {
+extension SQLiteStore: WebhookQueueStore {
     /// Queues `entries` in one transaction, due at once (`next_attempt_at = now`).
-    package func enqueueWebhookNotifications(_ entries: [WebhookOutboxEntry], at now: Date) throws {
+    package func enqueueWebhookNotifications(_ entries: [WebhookOutboxEntry], at now: Date) async throws {
         guard !entries.isEmpty else { return }
-        try writer.write { db in
+        try await writer.write { db in
             for entry in entries {
                 try db.execute(
                     sql: """
@@ -68,8 +38,8 @@ extension StateStore {
     }
 
     /// The oldest queued notification of `webhook` (the only one that may be sent next).
-    package func webhookOutboxHead(webhook: String) throws -> WebhookOutboxRow? {
-        try writer.read { db in
+    package func webhookOutboxHead(webhook: String) async throws -> WebhookOutboxRow? {
+        try await writer.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT * FROM webhook_outbox WHERE webhook = ? ORDER BY seq LIMIT 1", arguments: [webhook]
             ).map(WebhookOutboxRow.init(row:))
@@ -77,22 +47,22 @@ extension StateStore {
     }
 
     /// Every queued notification of `webhook`, oldest first.
-    package func webhookOutboxRows(webhook: String) throws -> [WebhookOutboxRow] {
-        try writer.read { db in
+    package func webhookOutboxRows(webhook: String) async throws -> [WebhookOutboxRow] {
+        try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM webhook_outbox WHERE webhook = ? ORDER BY seq", arguments: [webhook])
                 .map(WebhookOutboxRow.init(row:))
         }
     }
 
-    package func webhookOutboxCount(webhook: String) throws -> Int {
-        try writer.read { db in
+    package func webhookOutboxCount(webhook: String) async throws -> Int {
+        try await writer.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhook_outbox WHERE webhook = ?", arguments: [webhook]) ?? 0
         }
     }
 
     /// Records a failed attempt: the attempt count, when to try next and why it failed.
-    package func recordWebhookFailure(seq: Int64, attempts: Int, nextAttemptAt: Date, error: String) throws {
-        try writer.write { db in
+    package func recordWebhookFailure(seq: Int64, attempts: Int, nextAttemptAt: Date, error: String) async throws {
+        try await writer.write { db in
             try db.execute(
                 sql: "UPDATE webhook_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE seq = ?",
                 arguments: [attempts, nextAttemptAt.timeIntervalSince1970, error, seq])
@@ -100,15 +70,15 @@ extension StateStore {
     }
 
     /// Removes a delivered or dropped notification.
-    package func deleteWebhookNotification(seq: Int64) throws {
-        try writer.write { db in try db.execute(sql: "DELETE FROM webhook_outbox WHERE seq = ?", arguments: [seq]) }
+    package func deleteWebhookNotification(seq: Int64) async throws {
+        try await writer.write { db in try db.execute(sql: "DELETE FROM webhook_outbox WHERE seq = ?", arguments: [seq]) }
     }
 
     /// Deletes the expired notifications of webhooks that are no longer configured (configured webhooks drop
     /// their own, by their current max_age) and returns how many went, per webhook. Rows from before v2 have
     /// no `expires_at` and are treated as expiring 24 hours (the default max_age) after they were queued.
-    package func purgeExpiredWebhookNotifications(exceptFor configured: Set<String>, now: Date) throws -> [String: Int] {
-        try writer.write { db in
+    package func purgeExpiredWebhookNotifications(exceptFor configured: Set<String>, now: Date) async throws -> [String: Int] {
+        try await writer.write { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """

@@ -1,0 +1,105 @@
+import Foundation
+
+extension AlertEngine {
+    /// What a configuration waits for before its rules may evaluate: every enabled exchange a rule watches,
+    /// and FX when some rule's prices need a rate.
+    func awaitedSources(_ settings: Settings) -> Set<String> {
+        var names = Set(settings.watchedPairsByExchange.keys.map(\.rawValue))
+        if needsFX(settings) { names.insert(SettleGate.fx) }
+        return names
+    }
+
+    func needsFX(_ settings: Settings) -> Bool {
+        !settings.fx.providers.isEmpty && settings.premium.rules.contains { settings.premium.needsFX($0) }
+    }
+
+    /// A reload: sources added or changed are awaited again (their rules hold still until they answer),
+    /// removed ones are forgotten, and the state of rules that no longer exist is deleted.
+    mutating func reload(_ new: Settings, now: Date, into out: inout EngineOutput) {
+        let old = settings
+        settings = new
+        let oldWatched = old.watchedPairsByExchange
+        let newWatched = new.watchedPairsByExchange
+        watched = Set(newWatched.keys)
+        for id in Set(oldWatched.keys).union(newWatched.keys).sorted() {
+            let changed = oldWatched[id] != newWatched[id] || old.exchanges[id] != new.exchanges[id]
+            guard changed else { continue }
+            book.remove(id)
+            liveStreams.remove(id)
+            if newWatched[id] != nil {
+                gate.await([id.rawValue])
+                if health[id.rawValue] == nil { health[id.rawValue] = SourceHealth(since: now) }
+            } else {
+                gate.forget(id.rawValue)
+            }
+        }
+        if old.fx != new.fx || old.neededFXCurrencies != new.neededFXCurrencies {
+            // A new FX poller starts from nothing: never convert with the old configuration's rates.
+            fxBook = FXRateBook()
+            fxFailover = nil
+            fxSelected = [:]
+            if needsFX(new) { gate.await([SettleGate.fx]) } else { gate.forget(SettleGate.fx) }
+        }
+        if old.ipo != new.ipo {
+            let names = Set(new.ipo.sources.map(\.name))
+            ipoOfferings = ipoOfferings.filter { names.contains($0.key) }
+            ipoCalendars = Self.calendars(new.ipo)
+        }
+        out.publication.deletedKeys += premium.retain(settings: new.premium)
+        let liveFX = Set(new.fx.alerts.map(FXMoveAlerts.key))
+        for key in fxAlerts.keys where !liveFX.contains(key) {
+            fxAlerts[key] = nil
+            out.publication.deletedKeys.append(key)
+        }
+        let waiting = awaitedSources
+        out.log(.info, "configuration applied" + (waiting.isEmpty ? "" : "; waiting for \(waiting.joined(separator: ", "))"))
+        evaluatePremiums(involving: nil, now: now, into: &out)
+    }
+
+    /// The name shown for an awaited source: FX as its first provider (`dunamu`).
+    func displayName(_ awaited: String) -> String {
+        guard awaited == SettleGate.fx else { return awaited }
+        return settings.fx.providers.first?.kind.rawValue ?? "fx"
+    }
+
+    /// `waiting for binance, dunamu` until every source answered; then
+    /// `ready: 7 exchanges ok, 1 failing (bithumb); max premium BTC 0.07%; 2 IPO windows open`.
+    package func statusLine(now: Date) -> String {
+        guard gate.isSettled else { return "waiting for \(awaitedSources.joined(separator: ", "))" }
+        let exchanges = watched.sorted()
+        let failing = exchanges.filter { (health[$0.rawValue]?.consecutiveFailures ?? 0) > 0 || health[$0.rawValue]?.firing == true }
+        var exchangePart = "\(exchanges.count - failing.count) exchanges ok"
+        if !failing.isEmpty { exchangePart += ", \(failing.count) failing (\(failing.map(\.rawValue).joined(separator: ", ")))" }
+        let degraded = exchanges.filter { settings.exchanges[$0]?.streamURL != nil && settings.exchanges[$0]?.streamEnabled == true && !liveStreams.contains($0) }
+        if !degraded.isEmpty && !liveStreams.isEmpty { exchangePart += ", \(degraded.count) on REST (\(degraded.map(\.rawValue).joined(separator: ", ")))" }
+        var parts = ["ready: " + exchangePart]
+        if let top = premium.latest.values.max(by: { $0.pct < $1.pct }) {
+            parts.append("max premium \(top.asset) \(NumberText.percent(top.pct))%")
+        } else if !settings.premium.rules.isEmpty {
+            parts.append("no premium yet")
+        }
+        if !settings.ipo.sources.isEmpty {
+            parts.append("\(ipoSnapshot(now: now).filter(\.isOpen).count) IPO windows open")
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    mutating func updateStatus(now: Date, into out: inout EngineOutput) {
+        let line = statusLine(now: now)
+        guard line != lastStatus else { return }
+        lastStatus = line
+        out.other.append(.status(line))
+    }
+}
+
+extension AlertEngine {
+    /// Latest premium per rule and asset (nil: fewer than two fresh prices, or not yet evaluated).
+    package func premiumTable() -> [(rule: String, asset: String, observation: PremiumObservation?)] {
+        settings.premium.rules.flatMap { rule in
+            rule.assets.map { asset in (rule.name, asset, premium.latest[PremiumEvents.key(rule: rule.name, asset: asset)]) }
+        }
+    }
+
+    /// Health of every source heard from.
+    package var sourceHealth: [String: SourceHealth] { health }
+}

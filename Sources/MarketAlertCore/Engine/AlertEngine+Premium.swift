@@ -1,0 +1,59 @@
+import Foundation
+
+extension AlertEngine {
+    /// Quotes arrived: the exchange has answered; the rules it feeds re-evaluate at once.
+    mutating func receiveQuotes(_ exchange: ExchangeID, _ quotes: [Quote], delivery: QuoteDelivery, now: Date, into out: inout EngineOutput) {
+        guard settings.exchanges[exchange] != nil else { return }  // removed by a reload while in flight
+        switch delivery {
+        case .snapshot: book.replace(exchange, with: quotes)
+        case .update: book.update(exchange, with: quotes)
+        }
+        recordSource(exchange.rawValue, error: nil, now: now, into: &out)
+        let settled = gate.answered(exchange.rawValue)
+        if settled && gate.isSettled { out.log(.info, "every source has answered; evaluating") }
+        evaluatePremiums(involving: [exchange], now: now, into: &out)
+    }
+
+    /// Evaluates the settled rules (those involving `exchanges`, when given) and collects their transitions.
+    mutating func evaluatePremiums(involving exchanges: Set<ExchangeID>?, now: Date, into out: inout EngineOutput) {
+        guard !settings.premium.rules.isEmpty else { return }
+        let converter = CurrencyConverter(
+            reference: settings.premium.reference, stablecoinsAs: settings.premium.stablecoinsAs, usdRates: fxSelected)
+        let gate = gate
+        let premiumSettings = settings.premium
+        let decisions = premium.evaluate(
+            settings: premiumSettings, book: book, converter: converter, now: now, onlyInvolving: exchanges
+        ) { rule in gate.isSettled(rule, needsFX: premiumSettings.needsFX(rule)) }
+        for decision in decisions {
+            if decision.stateChanged || decision.action != .none {
+                out.publication.states.append(StateRecord.encode(decision.state, key: decision.key, kind: "premium"))
+            }
+            guard let observation = decision.observation,
+                  let event = PremiumEvents.event(
+                    id: makeID(), rule: decision.rule, reference: settings.premium.reference,
+                    observation: observation, action: decision.action, now: now)
+            else { continue }
+            out.publication.events.append(event)
+        }
+    }
+
+    /// `for` and repeat deadlines, and for pending keys the moment one of their quotes goes stale (a pending
+    /// condition not seen to hold starts over).
+    func premiumDeadline() -> Date? {
+        var earliest = premium.nextDeadline(settings: settings.premium)
+        let maxAge = settings.premium.maxQuoteAge.seconds
+        for (key, state) in premium.states {
+            guard case .pending = state.phase, let observation = premium.latest[key] else { continue }
+            let expiry = min(observation.high.quote.at, observation.low.quote.at).addingTimeInterval(maxAge)
+            if earliest.map({ expiry < $0 }) ?? true { earliest = expiry }
+        }
+        return earliest
+    }
+}
+
+extension PremiumSettings {
+    /// Whether a rule's prices go through an FX rate (a quote currency other than the reference's fiat).
+    package func needsFX(_ rule: PremiumRule) -> Bool {
+        rule.quotes.contains { conversionNeedsFX($0) }
+    }
+}

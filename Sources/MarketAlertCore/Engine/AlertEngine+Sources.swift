@@ -1,0 +1,67 @@
+import Foundation
+
+extension AlertEngine {
+    /// A source answered (`error == nil`) or failed: its health and `source/<name>` alert.
+    mutating func recordSource(_ source: String, error: String?, now: Date, into out: inout EngineOutput) {
+        var state = health[source] ?? SourceHealth(since: startedAt)
+        let action = if let error {
+            state.recordFailure(
+                error, now: now, policy: settings.sourceAlerts,
+                silenceApplies: watched.contains(ExchangeID(source)))
+        } else {
+            state.recordSuccess(now: now)
+        }
+        health[source] = state
+        publishHealth(source, state: state, action: action, now: now, into: &out)
+    }
+
+    /// A fetch failed. An exchange's first failure declares it down for the settle gate, so its rules go on
+    /// without it instead of waiting forever.
+    mutating func sourceFailed(_ source: String, message: String, now: Date, into out: inout EngineOutput) {
+        recordSource(source, error: message, now: now, into: &out)
+        let exchange = ExchangeID(source)
+        guard settings.exchanges[exchange] != nil, gate.answered(source) else { return }
+        out.log(.warning, "\(source) is down at its first fetch (\(message)); its rules evaluate without it", subject: source)
+        if gate.isSettled { out.log(.info, "every source has answered; evaluating") }
+        evaluatePremiums(involving: [exchange], now: now, into: &out)
+    }
+
+    /// An exchange's stream changed state: degraded (REST fills in) is logged and shown, never an alert.
+    mutating func streamChanged(_ exchange: ExchangeID, live: Bool, reason: String?, into out: inout EngineOutput) {
+        if live {
+            if liveStreams.insert(exchange).inserted { out.log(.info, "\(exchange) stream live", subject: exchange.rawValue) }
+        } else if liveStreams.remove(exchange) != nil {
+            out.log(.warning, "\(exchange) stream down (\(reason ?? "closed")); REST polling fills in", subject: exchange.rawValue)
+        }
+    }
+
+    /// Exchanges are fetched on a beat (stream or poll), so silence means something for them; FX fallbacks
+    /// and IPO sources are called on demand or hourly and alert on consecutive failures only. A source still
+    /// awaited at start is not judged on the previous run's last success.
+    mutating func checkSilence(now: Date, into out: inout EngineOutput) {
+        for id in watched.sorted() where !gate.awaiting.contains(id.rawValue) {
+            let name = id.rawValue
+            var state = health[name] ?? SourceHealth(since: startedAt)
+            let action = state.check(now: now, policy: settings.sourceAlerts)
+            health[name] = state
+            publishHealth(name, state: state, action: action, now: now, into: &out)
+        }
+    }
+
+    func silenceDeadline() -> Date? {
+        watched.compactMap { id -> Date? in
+            guard !gate.awaiting.contains(id.rawValue) else { return nil }
+            return (health[id.rawValue] ?? SourceHealth(since: startedAt)).silenceDeadline(policy: settings.sourceAlerts)
+        }.min()
+    }
+
+    private func publishHealth(_ name: String, state: SourceHealth, action: SourceHealth.Action, now: Date, into out: inout EngineOutput) {
+        guard action != .none else { return }
+        out.publication.states.append(StateRecord.encode(state, key: SourceEvents.key(name), kind: "source"))
+        if let event = SourceEvents.event(
+            id: makeID(), source: name, health: state, action: action, severity: settings.sourceAlerts.severity, now: now)
+        {
+            out.publication.events.append(event)
+        }
+    }
+}

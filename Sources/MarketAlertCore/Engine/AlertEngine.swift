@@ -1,0 +1,132 @@
+import Foundation
+
+/// The daemon's decisions, as one pure value: the quote book, FX, source health, the settle gate and every
+/// alert state machine (premium, source, FX move, IPO subscription). A central type, split by concern into
+/// `AlertEngine+<Concern>.swift`.
+///
+/// `handle(_:now:)` takes one event and returns what to do (persist and publish notifications, update the
+/// status line, log); `advance(now:)` does the same when time alone fell due (`for`, repeats, silent
+/// sources, IPO boundaries, FX freshness), and `nextDeadline` says when that is. No I/O, no clock: a thin
+/// shell (`EngineLoop`) sleeps until the next event or deadline, never on a fixed tick.
+package struct AlertEngine: Sendable {
+    package internal(set) var settings: Settings
+    /// Source of event ids (random UUIDs in the daemon; predictable in tests).
+    let makeID: @Sendable () -> String
+
+    /// Enabled exchanges some rule watches (cached: asked on every event).
+    var watched: Set<ExchangeID> = []
+    var book = QuoteBook()
+    var premium = PremiumEvaluator()
+    var gate = SettleGate()
+    /// Health per source name (exchange id, FX provider, IPO source).
+    var health: [String: SourceHealth] = [:]
+    /// Exchanges whose stream is live (REST fills in for the others).
+    var liveStreams: Set<ExchangeID> = []
+    var fxBook = FXRateBook()
+    var fxFailover: FXFailover?
+    var fxSelected: [String: FXRate] = [:]
+    var fxAlerts: [String: LeveledAlertStateMachine] = [:]
+    var ipoOfferings: [String: [IPOOffering]] = [:]
+    var ipoStates: [String: IPOAlertState] = [:]
+    var ipoCalendars: [String: MarketCalendar] = [:]
+    /// The next IPO boundary, recomputed whenever offerings are evaluated (deadlines are asked after every
+    /// event, so they must be cheap).
+    var ipoWake: Date?
+    var lastStatus: String?
+    let startedAt: Date
+
+    /// States restored from the store.
+    package struct Restored: Sendable {
+        package var premium: [String: LeveledAlertStateMachine] = [:]
+        package var sources: [String: SourceHealth] = [:]
+        package var fx: [String: LeveledAlertStateMachine] = [:]
+        package var ipo: [String: IPOAlertState] = [:]
+
+        package init() {}
+    }
+
+    package init(settings: Settings, restored: Restored = Restored(), now: Date, makeID: @escaping @Sendable () -> String) {
+        self.settings = settings
+        self.makeID = makeID
+        self.startedAt = now
+        premium = PremiumEvaluator(states: restored.premium)
+        for (key, state) in restored.sources where key.hasPrefix("source/") {
+            health[String(key.dropFirst("source/".count))] = state
+        }
+        fxAlerts = restored.fx
+        ipoStates = restored.ipo
+        ipoCalendars = Self.calendars(settings.ipo)
+        _ = premium.retain(settings: settings.premium)
+        watched = Set(settings.watchedPairsByExchange.keys)
+        gate.await(awaitedSources(settings))
+    }
+
+    /// The first actions of a run: the status line ("waiting for binance, dunamu") and what is awaited.
+    package mutating func start(now: Date) -> [EngineAction] {
+        var out = EngineOutput()
+        if !gate.isSettled { out.log(.info, "waiting for the first answer of \(awaitedSources.joined(separator: ", ")) before evaluating") }
+        updateStatus(now: now, into: &out)
+        return out.actions
+    }
+
+    /// Applies one event at `now`.
+    package mutating func handle(_ event: EngineEvent, now: Date) -> [EngineAction] {
+        var out = EngineOutput()
+        switch event {
+        case .quotes(let exchange, let quotes, let delivery):
+            receiveQuotes(exchange, quotes, delivery: delivery, now: now, into: &out)
+        case .sourceFailed(let source, let message):
+            sourceFailed(source, message: message, now: now, into: &out)
+        case .sourceSucceeded(let source):
+            recordSource(source, error: nil, now: now, into: &out)
+        case .stream(let exchange, let live, let reason):
+            streamChanged(exchange, live: live, reason: reason, into: &out)
+        case .fxRound(let fxBook, let failover):
+            receiveFX(fxBook, failover: failover, now: now, into: &out)
+        case .ipoOfferings(let source, let offerings):
+            ipoOfferings[source] = offerings
+            evaluateIPO(source: source, now: now, into: &out)
+        case .settings(let newSettings):
+            reload(newSettings, now: now, into: &out)
+        }
+        updateStatus(now: now, into: &out)
+        return out.actions
+    }
+
+    /// Applies the passage of time up to `now`: `for` and repeat deadlines, stale quotes, silent sources,
+    /// IPO boundaries and FX freshness.
+    package mutating func advance(now: Date) -> [EngineAction] {
+        var out = EngineOutput()
+        refreshFXSelection(now: now, into: &out)
+        evaluatePremiums(involving: nil, now: now, into: &out)
+        checkSilence(now: now, into: &out)
+        for source in ipoOfferings.keys.sorted() { evaluateIPO(source: source, now: now, into: &out) }
+        updateStatus(now: now, into: &out)
+        return out.actions
+    }
+
+    /// The earliest instant at which `advance` could change something, if any.
+    package func nextDeadline(after now: Date) -> Date? {
+        [premiumDeadline(), silenceDeadline(), ipoWake, fxDeadline()].compactMap { $0 }.min()
+    }
+
+    /// Whether every source has answered once (or was declared down): `/readyz`, `STATUS=`.
+    package var isSettled: Bool { gate.isSettled }
+
+    /// Sources not yet answered, for the status line ("waiting for binance, dunamu").
+    package var awaitedSources: [String] { gate.awaiting.map(displayName).sorted() }
+}
+
+/// Collects an event's actions: one publication (states and notifications committed together) plus logs.
+struct EngineOutput {
+    var publication = Publication()
+    var other: [EngineAction] = []
+
+    mutating func log(_ level: EngineLogLine.Level, _ message: String, subject: String? = nil) {
+        other.append(.log(EngineLogLine(level, message, subject: subject)))
+    }
+
+    var actions: [EngineAction] {
+        publication.isEmpty ? other : [.publish(publication)] + other
+    }
+}

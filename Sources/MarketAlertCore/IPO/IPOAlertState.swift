@@ -1,0 +1,28 @@
+import Foundation
+
+/// What the engine keeps per offering key (`ipo/<source>/<code>/<start>`, kind `ipo`): the subscription state
+/// machine and how long to remember the offering once it leaves the source's list. Notifications in flight
+/// are the publisher's (pending events), not part of this state.
+package struct IPOAlertState: Codable, Sendable, Equatable {
+    package static let kind = "ipo"
+
+    package var machine: SubscriptionStateMachine
+    /// While the offering is absent from the source's list, its state is kept until this instant (a month
+    /// after its last published day), so a row that reappears is not announced again; then it is forgotten.
+    package var keepUntil: Date
+
+    package init(machine: SubscriptionStateMachine, keepUntil: Date) {
+        self.machine = machine
+        self.keepUntil = keepUntil
+    }
+
+    /// A month after the last day the offering publishes (start, end, lottery); the distant past when no
+    /// date parsed (such rows are forgotten as soon as they leave the list).
+    package static func keepUntil(_ offering: IPOOffering, calendar: MarketCalendar) -> Date {
+        let days = [offering.subscriptionStart, offering.subscriptionEnd, offering.lotteryDate].compactMap { $0 }
+        guard let last = days.max(), let expiry = last.adding(days: 31), let instant = calendar.startOfDay(expiry) else {
+            return .distantPast
+        }
+        return instant
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Logging
+import MarketAlertCore
+
+/// The thin shell around the pure `AlertEngine`: reads the inbox, hands each event to the engine, performs
+/// the actions it returns (publish, status, log), and sleeps until the next event or the engine's next
+/// deadline — never on a fixed tick. Also the watchdog's heartbeat: a stuck loop stops the pings.
+///
+/// Owner of one unstructured task, the deadline timer: it is replaced whenever the deadline moves and
+/// cancelled when `run()` returns.
+package actor EngineLoop {
+    private var engine: AlertEngine
+    private let inbox: EngineInbox
+    private let publisher: AlertPublisher
+    private let clock: any DaemonClock
+    private let lifecycle: any LifecycleObserver
+    private let logger: Logger
+    private var timer: Task<Void, Never>?
+    private var scheduledWake: Date?
+    private var lastWatchdog: Date?
+    /// Events handled so far (tests and `once` wait on it).
+    package private(set) var handled = 0
+
+    package init(
+        engine: AlertEngine, inbox: EngineInbox, publisher: AlertPublisher, clock: any DaemonClock,
+        lifecycle: any LifecycleObserver = NoLifecycleObserver(), logger: Logger
+    ) {
+        self.engine = engine
+        self.inbox = inbox
+        self.publisher = publisher
+        self.clock = clock
+        self.lifecycle = lifecycle
+        self.logger = logger
+    }
+
+    /// Runs until the inbox is finished (then after handling what was queued) or the task is cancelled.
+    package func run() async {
+        await perform(engine.start(now: clock.now()))
+        reschedule()
+        for await input in inbox.stream {
+            let now = clock.now()
+            switch input {
+            case .event(let event):
+                await perform(engine.handle(event, now: now))
+                handled += 1
+            case .wake:
+                scheduledWake = nil
+                if let due = engine.nextDeadline(after: now), due <= now {
+                    await perform(engine.advance(now: now))
+                }
+            }
+            pingWatchdogIfDue(now: now)
+            reschedule()
+            if Task.isCancelled { break }
+        }
+        timer?.cancel()
+        timer = nil
+    }
+
+    /// Whether every event sent so far has been handled, and whether a deadline timer is armed.
+    package var idleState: (caughtUp: Bool, timerArmed: Bool) { (handled >= inbox.sent, scheduledWake != nil) }
+
+    /// A read of the engine as it stands (status, `once`, the HTTP API).
+    package func snapshot<T: Sendable>(_ read: @Sendable (AlertEngine) -> T) -> T { read(engine) }
+
+    private func perform(_ actions: [EngineAction]) async {
+        for action in actions {
+            switch action {
+            case .publish(let publication):
+                await publisher.publish(publication)
+            case .status(let line):
+                logger.debug("status: \(line)")
+                lifecycle.status(line)
+            case .log(let line):
+                let metadata: Logger.Metadata = line.subject.map { ["source": "\($0)"] } ?? [:]
+                logger.log(level: line.level.loggerLevel, "\(line.message)", metadata: metadata)
+            }
+        }
+    }
+
+    private func pingWatchdogIfDue(now: Date) {
+        guard let interval = lifecycle.watchdogInterval else { return }
+        if lastWatchdog.map({ now.timeIntervalSince($0) >= interval.seconds * 0.9 }) ?? true {
+            lastWatchdog = now
+            lifecycle.watchdog()
+        }
+    }
+
+    /// Sets the timer for the earlier of the engine's next deadline and the next watchdog ping.
+    private func reschedule() {
+        let now = clock.now()
+        var wake = engine.nextDeadline(after: now)
+        if let interval = lifecycle.watchdogInterval {
+            let ping = (lastWatchdog ?? now).addingTimeInterval(interval.seconds)
+            wake = min(wake ?? ping, ping)
+        }
+        guard wake != scheduledWake else { return }
+        scheduledWake = wake
+        timer?.cancel()
+        guard let wake else {
+            timer = nil
+            return
+        }
+        let clock = clock
+        let inbox = inbox
+        timer = Task {
+            do { try await clock.sleep(until: wake) } catch { return }
+            inbox.wake()
+        }
+    }
+}
+
+extension EngineLogLine.Level {
+    var loggerLevel: Logger.Level {
+        switch self {
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+}

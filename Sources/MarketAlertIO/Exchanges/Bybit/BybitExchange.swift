@@ -1,0 +1,11 @@
+import Foundation
+import MarketAlertCore
+
+/// Bybit v5 spot. REST: `/v5/market/tickers?category=spot` (600 requests per 5 s per IP).
+package enum BybitExchange {
+    package static let descriptor = ExchangeDescriptor(
+        catalog: .constant(.bybit, rest: "https://api.bybit.com", stream: "wss://stream.bybit.com/v5/public/spot", minimumPollInterval: .milliseconds(250)),
+        marketID: BybitTickerSource.symbol,
+        makeQuoteSource: { BybitTickerSource(settings: $0, fetcher: $1) },
+        decodeTickers: { body, watched, at throws(SourceError) in try BybitTickerSource.decode(body, watched: watched, receivedAt: at) })
+}

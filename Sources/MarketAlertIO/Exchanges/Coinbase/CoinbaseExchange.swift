@@ -1,0 +1,13 @@
+import Foundation
+import MarketAlertCore
+
+/// Coinbase Exchange. REST: `/products/<id>/ticker`, one request per product (10 requests a second per IP).
+package enum CoinbaseExchange {
+    package static let descriptor = ExchangeDescriptor(
+        catalog: .constant(.coinbase, rest: "https://api.exchange.coinbase.com", stream: "wss://ws-feed.exchange.coinbase.com", minimumPollInterval: .seconds(1)),
+        marketID: CoinbaseTickerSource.productID,
+        makeQuoteSource: { CoinbaseTickerSource(settings: $0, fetcher: $1) },
+        decodeTickers: { body, watched, at throws(SourceError) in
+            try watched.map { pair throws(SourceError) in try CoinbaseTickerSource.decode(body, product: pair, receivedAt: at) }
+        })
+}

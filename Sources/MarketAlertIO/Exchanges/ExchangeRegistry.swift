@@ -1,0 +1,65 @@
+import Foundation
+import MarketAlertCore
+
+/// Everything the daemon knows of one exchange, in one value: its catalog entry (defaults and limits for the
+/// config reader), how it spells a market, and how to build its sources. Each exchange's folder defines its
+/// own descriptor (`<Name>Exchange.swift`); adding an exchange is one folder plus one line in `standard`.
+package struct ExchangeDescriptor: Sendable {
+    package var catalog: ExchangeCatalog.Entry
+    /// The exchange's own market id for a pair (`BTCUSDT`, `KRW-BTC`, `BTC-USD`, …).
+    package var marketID: @Sendable (MarketPair) -> String
+    /// The REST ticker source for the configured exchange.
+    package var makeQuoteSource: @Sendable (ExchangeSettings, HTTPFetcher) -> any QuoteSource
+    /// Decodes one ticker response body into the watched quotes (fixture tests and the benchmarks use it).
+    package var decodeTickers: @Sendable (_ body: Data, _ watched: Set<MarketPair>, _ receivedAt: Date) throws(SourceError) -> [Quote]
+
+    package var id: ExchangeID { catalog.id }
+}
+
+/// The exchanges this build supports.
+package struct ExchangeRegistry: Sendable {
+    package let descriptors: [ExchangeID: ExchangeDescriptor]
+
+    package init(_ descriptors: [ExchangeDescriptor]) {
+        var byID: [ExchangeID: ExchangeDescriptor] = [:]
+        for descriptor in descriptors { byID[descriptor.id] = descriptor }
+        self.descriptors = byID
+    }
+
+    package static let standard = ExchangeRegistry([
+        BinanceExchange.descriptor, BybitExchange.descriptor, BitgetExchange.descriptor, OKXExchange.descriptor,
+        UpbitExchange.descriptor, BithumbExchange.descriptor, KrakenExchange.descriptor, CoinbaseExchange.descriptor,
+    ])
+
+    package subscript(_ id: ExchangeID) -> ExchangeDescriptor? { descriptors[id] }
+
+    /// Every id, sorted.
+    package var ids: [ExchangeID] { descriptors.keys.sorted() }
+
+    package var all: [ExchangeDescriptor] { ids.compactMap { descriptors[$0] } }
+
+    package var catalog: ExchangeCatalog { ExchangeCatalog(all.map(\.catalog)) }
+
+    /// The REST source for a configured exchange (nil only for an id this registry does not know, which the
+    /// config reader already rejects).
+    package func makeQuoteSource(_ settings: ExchangeSettings, fetcher: HTTPFetcher) -> (any QuoteSource)? {
+        descriptors[settings.id]?.makeQuoteSource(settings, fetcher)
+    }
+}
+
+extension ExchangeCatalog.Entry {
+    /// A catalog entry from constant URL literals.
+    static func constant(_ id: ExchangeID, rest: StaticString, stream: StaticString?, minimumPollInterval: Duration) -> Self {
+        Self(
+            id: id, defaultBaseURL: URL(constant: rest), defaultStreamURL: stream.map { URL(constant: $0) },
+            minimumPollInterval: minimumPollInterval)
+    }
+}
+
+extension URL {
+    /// A URL from a literal in this code base; a typo there is a programming error caught by the tests.
+    init(constant: StaticString) {
+        guard let url = URL(string: "\(constant)") else { preconditionFailure("invalid URL literal \(constant)") }
+        self = url
+    }
+}

@@ -1,0 +1,11 @@
+import Foundation
+import MarketAlertCore
+
+/// Upbit (KRW markets). REST: `/v1/ticker?markets=…` (10 quotation requests a second per IP).
+package enum UpbitExchange {
+    package static let descriptor = ExchangeDescriptor(
+        catalog: .constant(.upbit, rest: "https://api.upbit.com", stream: "wss://api.upbit.com/websocket/v1", minimumPollInterval: .milliseconds(250)),
+        marketID: UpbitTickerSource.marketCode,
+        makeQuoteSource: { UpbitTickerSource(settings: $0, fetcher: $1) },
+        decodeTickers: { body, watched, at throws(SourceError) in try UpbitTickerSource.decode(body, watched: watched, receivedAt: at) })
+}

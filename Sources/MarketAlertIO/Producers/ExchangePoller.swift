@@ -1,0 +1,57 @@
+import Foundation
+import MarketAlertCore
+
+/// Polls one exchange's REST ticker API: once at once, then every `poll_interval` (with backoff and jitter
+/// after failures, at least the server's Retry-After), pushing each outcome into the engine's inbox. Never
+/// throws; knows nothing of alerts, sinks or stores.
+package struct ExchangePoller: Sendable {
+    package let exchange: ExchangeID
+    let source: any QuoteSource
+    let pairs: Set<MarketPair>
+    let interval: Duration
+    let clock: any DaemonClock
+    let random: @Sendable () -> Double
+
+    package init(
+        settings: ExchangeSettings, source: any QuoteSource, pairs: Set<MarketPair>, clock: any DaemonClock,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.exchange = settings.id
+        self.source = source
+        self.pairs = pairs
+        self.interval = settings.pollInterval
+        self.clock = clock
+        self.random = random
+    }
+
+    /// Polls until cancelled.
+    package func run(into inbox: EngineInbox) async {
+        let backoff = Backoff(base: interval, maximum: max(interval, .seconds(120)))
+        var failures = 0
+        while !Task.isCancelled {
+            let outcome = await pollOnce(into: inbox)
+            let wait: Duration
+            switch outcome {
+            case .success:
+                failures = 0
+                wait = interval
+            case .failure(let error):
+                failures += 1
+                wait = backoff.delay(afterFailures: failures, random: random(), minimum: error.retryAfter)
+            }
+            do { try await clock.sleep(for: wait) } catch { return }
+        }
+    }
+
+    /// One poll; its outcome goes to the inbox (unless the task was cancelled meanwhile).
+    @discardableResult
+    package func pollOnce(into inbox: EngineInbox) async -> Result<[Quote], SourceError> {
+        let outcome = await source.poll(pairs)
+        guard !Task.isCancelled else { return outcome }
+        switch outcome {
+        case .success(let quotes): inbox.send(.quotes(exchange, quotes, .snapshot))
+        case .failure(let error): inbox.send(.sourceFailed(source: exchange.rawValue, message: error.message))
+        }
+        return outcome
+    }
+}

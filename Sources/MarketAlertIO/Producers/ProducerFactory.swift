@@ -1,0 +1,53 @@
+import MarketAlertCore
+
+/// How the producers are made from settings; the daemon wires the real ones (`DaemonWiring`), tests pass
+/// their own sources.
+package struct ProducerFactory: Sendable {
+    /// The REST source of a configured exchange (nil: unknown to the registry).
+    package var quoteSource: @Sendable (ExchangeSettings) -> (any QuoteSource)?
+    /// The FX poller for the settings (nil when no FX is needed or no provider is usable).
+    package var fxPoller: @Sendable (Settings) -> FXPoller?
+    /// The poller of one IPO source.
+    package var ipoPoller: @Sendable (IPOSourceSettings, IPOSettings) -> IPOPoller?
+
+    package init(
+        quoteSource: @escaping @Sendable (ExchangeSettings) -> (any QuoteSource)?,
+        fxPoller: @escaping @Sendable (Settings) -> FXPoller? = { _ in nil },
+        ipoPoller: @escaping @Sendable (IPOSourceSettings, IPOSettings) -> IPOPoller? = { _, _ in nil }
+    ) {
+        self.quoteSource = quoteSource
+        self.fxPoller = fxPoller
+        self.ipoPoller = ipoPoller
+    }
+}
+
+/// What a producer depends on: when it changes, a reload restarts that producer.
+enum ProducerKey: Hashable, Sendable {
+    case exchange(ExchangeID)
+    case fx
+    case ipo(String)
+}
+
+/// The settings a producer was started with, to tell whether a reload changed them.
+enum ProducerSpec: Equatable, Sendable {
+    case exchange(ExchangeSettings, Set<MarketPair>)
+    case fx(FXSettings, Set<String>)
+    case ipo(IPOSourceSettings, [String])
+
+    /// Every producer the settings call for.
+    static func all(_ settings: Settings) -> [ProducerKey: ProducerSpec] {
+        var specs: [ProducerKey: ProducerSpec] = [:]
+        for (id, pairs) in settings.watchedPairsByExchange {
+            guard let exchange = settings.exchanges[id] else { continue }
+            specs[.exchange(id)] = .exchange(exchange, pairs)
+        }
+        let currencies = settings.neededFXCurrencies
+        if !settings.fx.providers.isEmpty, !currencies.isEmpty || !settings.fx.alerts.isEmpty {
+            specs[.fx] = .fx(settings.fx, currencies)
+        }
+        for source in settings.ipo.sources {
+            specs[.ipo(source.name)] = .ipo(source, settings.ipo.excludeNamePatterns)
+        }
+        return specs
+    }
+}

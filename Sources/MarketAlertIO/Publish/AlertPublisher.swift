@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import MarketAlertCore
+
+/// The one path from a decision to the sinks, for every kind of alert: commit (states, deletions and the
+/// notifications they caused, in one transaction) → fan-out to the sinks → clear. Notifications a crashed
+/// run committed but did not clear are delivered again at start with their original ids (`redeliverPending`).
+/// Silences, history, metrics and HA fencing belong here, once.
+///
+/// A sink that fails (`SinkFailure`) is logged; the event stays pending and that sink alone is retried on
+/// the next publication, while the other sinks go on. A restart re-delivers a still-pending event to every
+/// sink: at-least-once with a stable id, never lost.
+package actor AlertPublisher {
+    private let store: (any AlertStore)?
+    private let clock: any DaemonClock
+    private let logger: Logger
+    private var sinks: [any AlertSink]
+    private var retries = SinkRetryQueue()
+
+    package init(store: (any AlertStore)?, sinks: [any AlertSink], clock: any DaemonClock, logger: Logger) {
+        self.store = store
+        self.sinks = sinks
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Replaces the sinks (a reload); events waiting for a retry go to the new set's sink of the same name.
+    package func replaceSinks(_ sinks: [any AlertSink]) { self.sinks = sinks }
+
+    /// Commits, delivers, clears. A failed commit is logged and delivery still goes ahead: a possible repeat
+    /// after a restart is better than a lost notification.
+    package func publish(_ publication: Publication) async {
+        guard !publication.isEmpty else { return }
+        if let store {
+            do { try await store.commit(publication, at: clock.now()) } catch {
+                let keys = (publication.states.map(\.key) + publication.events.map(\.key)).uniqued().joined(separator: ", ")
+                logger.error("state store: cannot save alert state and notifications (\(keys)): \(error)")
+            }
+        }
+        await retryFailedSinks()
+        var delivered: [String] = []
+        for event in publication.events {
+            logger.debug("notification", metadata: ["key": "\(event.key)", "status": "\(event.status)", "event_id": "\(event.id)"])
+            if await fanOut(event, to: sinks) { delivered.append(event.id) }
+        }
+        await clear(delivered)
+    }
+
+    /// Delivers what a previous run committed but may not have handed to every sink.
+    package func redeliverPending() async {
+        guard let store else { return }
+        let pending: [PendingEvent]
+        do { pending = try await store.pendingEvents() } catch {
+            logger.error("state store: cannot read pending notifications: \(error)")
+            return
+        }
+        guard !pending.isEmpty else { return }
+        let decoder = AlertEvent.makeDecoder()
+        var delivered: [String] = []
+        var events: [AlertEvent] = []
+        for row in pending {
+            if let event = try? decoder.decode(AlertEvent.self, from: row.data) { events.append(event) } else {
+                logger.warning("state store: dropping an undecodable pending notification", metadata: ["event_id": "\(row.id)"])
+                delivered.append(row.id)
+            }
+        }
+        if !events.isEmpty { logger.notice("delivering \(events.count) notification(s) left pending by the previous run") }
+        for event in events where await fanOut(event, to: sinks) { delivered.append(event.id) }
+        await clear(delivered)
+    }
+
+    /// Hands `event` to every sink; true when all took it. Failures are queued for a retry of that sink.
+    private func fanOut(_ event: AlertEvent, to sinks: [any AlertSink]) async -> Bool {
+        var complete = true
+        for sink in sinks {
+            do { try await sink.deliver(event) } catch {
+                complete = false
+                logger.error("notification not delivered: \(error)", metadata: ["sink": "\(sink.name)", "key": "\(event.key)", "event_id": "\(event.id)"])
+                if let dropped = retries.add(event, sink: sink.name) {
+                    logger.error("giving up on a notification after repeated sink failures", metadata: ["event_id": "\(dropped.id)"])
+                }
+            }
+        }
+        return complete
+    }
+
+    private func retryFailedSinks() async {
+        guard !retries.isEmpty else { return }
+        var touched: Set<String> = []
+        for entry in retries.takeAll() {
+            touched.insert(entry.event.id)
+            // A sink removed by a reload has nothing left to retry.
+            guard let sink = sinks.first(where: { $0.name == entry.sink }) else { continue }
+            do {
+                try await sink.deliver(entry.event)
+                logger.notice("notification delivered on retry", metadata: ["sink": "\(sink.name)", "event_id": "\(entry.event.id)"])
+            } catch {
+                if let dropped = retries.add(entry.event, sink: entry.sink, attempts: entry.attempts + 1) {
+                    logger.error("giving up on a notification after repeated sink failures: \(error)", metadata: ["event_id": "\(dropped.id)"])
+                }
+            }
+        }
+        await clear(touched.filter(retries.isLastFor).sorted())
+    }
+
+    private func clear(_ ids: [String]) async {
+        guard let store, !ids.isEmpty else { return }
+        do { try await store.clearPending(eventIDs: ids) } catch {
+            logger.error("state store: cannot clear delivered notifications: \(error)")
+        }
+    }
+}
+
+extension Array where Element: Hashable {
+    func uniqued() -> [Element] {
+        var seen: Set<Element> = []
+        return filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,39 @@
+import MarketAlertCore
+
+/// Events a sink failed to take, waiting for a retry of that sink. Bounded: past `capacity` the oldest
+/// entry is given up (and returned, so the caller can say so).
+struct SinkRetryQueue {
+    struct Entry {
+        var event: AlertEvent
+        var sink: String
+        var attempts: Int
+    }
+
+    private(set) var entries: [Entry] = []
+    let capacity: Int
+    /// Attempts per entry before it is given up.
+    let maximumAttempts: Int
+
+    init(capacity: Int = 1_000, maximumAttempts: Int = 50) {
+        self.capacity = capacity
+        self.maximumAttempts = maximumAttempts
+    }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// Queues a retry; returns an event given up to make room or because it failed too often.
+    mutating func add(_ event: AlertEvent, sink: String, attempts: Int = 1) -> AlertEvent? {
+        guard attempts < maximumAttempts else { return event }
+        entries.append(Entry(event: event, sink: sink, attempts: attempts))
+        guard entries.count > capacity else { return nil }
+        return entries.removeFirst().event
+    }
+
+    mutating func takeAll() -> [Entry] {
+        defer { entries = [] }
+        return entries
+    }
+
+    /// Whether no other sink still waits for `eventID` (so it may be cleared once this one succeeds).
+    func isLastFor(_ eventID: String) -> Bool { !entries.contains { $0.event.id == eventID } }
+}

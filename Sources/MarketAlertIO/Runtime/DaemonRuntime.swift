@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import MarketAlertCore
+import ServiceLifecycle
+
+/// The running daemon's data path, one direction: producers → `EngineInbox` → `EngineLoop` (the pure
+/// `AlertEngine`) → `AlertPublisher` → sinks and the webhook outbox. A ServiceGroup service: `run()` restores
+/// state, re-delivers what a crashed run left pending, starts the producers and the loop, and on graceful
+/// shutdown stops the producers, lets the loop publish what is queued, and returns.
+package final class DaemonRuntime: Service, Sendable {
+    package let inbox: EngineInbox
+    package let loop: EngineLoop
+    package let publisher: AlertPublisher
+    package let producers: ProducerSupervisor
+    private let initial: Settings
+    private let lifecycle: any LifecycleObserver
+    private let logger: Logger
+
+    /// Restores the engine's states from `store` and builds the parts.
+    package static func make(
+        settings: Settings, store: (any AlertStore)?, sinks: [any AlertSink], factory: ProducerFactory, clock: any DaemonClock,
+        lifecycle: any LifecycleObserver = NoLifecycleObserver(), logger: Logger,
+        makeID: @escaping @Sendable () -> String = EventID.make
+    ) async -> DaemonRuntime {
+        let restored = await StateRestore.load(from: store, logger: logger)
+        let engine = AlertEngine(settings: settings, restored: restored.states, now: clock.now(), makeID: makeID)
+        let publisher = AlertPublisher(store: store, sinks: sinks, clock: clock, logger: logger)
+        await publisher.publish(restored.legacy)
+        return DaemonRuntime(settings: settings, engine: engine, publisher: publisher, factory: factory, clock: clock, lifecycle: lifecycle, logger: logger)
+    }
+
+    private init(
+        settings: Settings, engine: AlertEngine, publisher: AlertPublisher, factory: ProducerFactory, clock: any DaemonClock,
+        lifecycle: any LifecycleObserver, logger: Logger
+    ) {
+        let inbox = EngineInbox()
+        self.inbox = inbox
+        self.initial = settings
+        self.publisher = publisher
+        self.loop = EngineLoop(engine: engine, inbox: inbox, publisher: publisher, clock: clock, lifecycle: lifecycle, logger: logger)
+        self.producers = ProducerSupervisor(factory: factory, inbox: inbox, clock: clock, logger: logger)
+        self.lifecycle = lifecycle
+        self.logger = logger
+    }
+
+    package func run() async throws {
+        await publisher.redeliverPending()
+        let loop = loop
+        let producers = producers
+        let inbox = inbox
+        await producers.apply(initial)
+        lifecycle.ready()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await loop.run() }
+            logger.info("marketalertd running", metadata: ["exchanges": "\(initial.watchedPairsByExchange.keys.map(\.rawValue).sorted())"])
+            // Until graceful shutdown (or cancellation): then stop the producers first, so the loop can
+            // publish everything they delivered, and finish the inbox.
+            try? await gracefulShutdown()
+            lifecycle.stopping()
+            await producers.stopAll()
+            inbox.finish()
+            await group.waitForAll()
+        }
+        logger.info("marketalertd stopped")
+    }
+
+    /// Applies a validated reload: changed producers stop, the engine learns the settings, new ones start.
+    package func apply(_ settings: Settings) async {
+        let inbox = inbox
+        await producers.apply(settings) { inbox.send(.settings(settings)) }
+    }
+
+    /// `marketalertd once`: every producer once, the engine drains, then returns (call `loop.snapshot`).
+    package func runOnce(_ settings: Settings) async {
+        let loop = loop
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await loop.run() }
+            await producers.runOnce(settings)
+            inbox.finish()
+            await group.waitForAll()
+        }
+    }
+}

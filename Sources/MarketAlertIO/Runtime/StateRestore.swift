@@ -1,0 +1,48 @@
+import Foundation
+import Logging
+import MarketAlertCore
+
+/// Loads the engine's alert states from the store at start. A state that no longer decodes is logged and
+/// started afresh; a store that cannot be read starts everything afresh (loudly).
+enum StateRestore {
+    struct Loaded {
+        var states = AlertEngine.Restored()
+        /// Notifications that version 1 kept inside IPO state rows, with those rows rewritten without them:
+        /// published once at start, then they are the publisher's like any other.
+        var legacy = Publication()
+    }
+
+    /// IPO rows as version 1 wrote them: the state plus notifications not yet delivered.
+    private struct LegacyIPOState: Decodable {
+        var pending: [AlertEvent]?
+    }
+
+    static func load(from store: (any AlertStore)?, logger: Logger) async -> Loaded {
+        var loaded = Loaded()
+        guard let store else { return loaded }
+        do {
+            loaded.states.premium = try await decode(store, kind: "premium", logger: logger)
+            loaded.states.sources = try await decode(store, kind: "source", logger: logger)
+            loaded.states.fx = try await decode(store, kind: "fx", logger: logger)
+            loaded.states.ipo = try await decode(store, kind: IPOAlertState.kind, logger: logger)
+            for (key, data) in try await store.loadStates(kind: IPOAlertState.kind).sorted(by: { $0.key < $1.key }) {
+                guard let legacy = try? JSONDecoder().decode(LegacyIPOState.self, from: data), let pending = legacy.pending,
+                      let state = loaded.states.ipo[key]
+                else { continue }
+                loaded.legacy.states.append(StateRecord.encode(state, key: key, kind: IPOAlertState.kind))
+                loaded.legacy.events += pending
+            }
+        } catch {
+            logger.error("state store: cannot load alert states; starting without them: \(error)")
+        }
+        return loaded
+    }
+
+    private static func decode<State: Decodable>(_ store: any AlertStore, kind: String, logger: Logger) async throws -> [String: State] {
+        let result = try await store.loadStates(kind: kind, as: State.self)
+        for key in result.undecodable {
+            logger.warning("state store: ignoring an undecodable stored state; it starts afresh", metadata: ["key": "\(key)"])
+        }
+        return result.states
+    }
+}
