@@ -1,12 +1,18 @@
 import Foundation
 
 extension AlertEngine {
-    /// What a configuration waits for before its rules may evaluate: every enabled exchange a rule watches,
-    /// and FX when some rule's prices need a rate.
-    func awaitedSources(_ settings: Settings) -> Set<String> {
-        var names = Set(settings.watchedPairsByExchange.keys.map(\.rawValue))
-        if needsFX(settings) { names.insert(SettleGate.fx) }
-        return names
+    /// Awaits what a configuration needs before its rules may evaluate: every enabled exchange a rule watches
+    /// (or only those in `only`), and FX when some rule's prices need a rate. Each is given up on after its
+    /// own timeout plus a grace second (FX: every provider's timeout in turn).
+    mutating func awaitSources(_ settings: Settings, now: Date, only: Set<String>?) {
+        for id in settings.watchedPairsByExchange.keys where only?.contains(id.rawValue) ?? true {
+            let timeout = settings.exchanges[id]?.timeout ?? .seconds(5)
+            gate.await(id.rawValue, until: now.addingTimeInterval(timeout.seconds + 1))
+        }
+        if needsFX(settings), only?.contains(SettleGate.fx) ?? true {
+            let wait = settings.fx.timeout.seconds * Double(max(1, settings.fx.providers.count)) + 1
+            gate.await(SettleGate.fx, until: now.addingTimeInterval(wait))
+        }
     }
 
     func needsFX(_ settings: Settings) -> Bool {
@@ -27,8 +33,8 @@ extension AlertEngine {
             book.remove(id)
             liveStreams.remove(id)
             if newWatched[id] != nil {
-                gate.await([id.rawValue])
-                if health[id.rawValue] == nil { health[id.rawValue] = SourceHealth(since: now) }
+                awaitSources(new, now: now, only: [id.rawValue])
+                health[id.rawValue] = (health[id.rawValue] ?? SourceHealth(since: now)).restarted(at: now)
             } else {
                 gate.forget(id.rawValue)
             }
@@ -38,7 +44,8 @@ extension AlertEngine {
             fxBook = FXRateBook()
             fxFailover = nil
             fxSelected = [:]
-            if needsFX(new) { gate.await([SettleGate.fx]) } else { gate.forget(SettleGate.fx) }
+            gate.forget(SettleGate.fx)
+            awaitSources(new, now: now, only: [SettleGate.fx])
         }
         if old.ipo != new.ipo {
             let names = Set(new.ipo.sources.map(\.name))

@@ -36,10 +36,10 @@ extension AlertEngine {
     }
 
     /// Exchanges are fetched on a beat (stream or poll), so silence means something for them; FX fallbacks
-    /// and IPO sources are called on demand or hourly and alert on consecutive failures only. A source still
-    /// awaited at start is not judged on the previous run's last success.
+    /// and IPO sources are called on demand or hourly and alert on consecutive failures only. Silence counts
+    /// from this process's start (or the source's addition), also for a source that never answered.
     mutating func checkSilence(now: Date, into out: inout EngineOutput) {
-        for id in watched.sorted() where !gate.awaiting.contains(id.rawValue) {
+        for id in watched.sorted() {
             let name = id.rawValue
             var state = health[name] ?? SourceHealth(since: startedAt)
             let action = state.check(now: now, policy: settings.sourceAlerts)
@@ -50,8 +50,7 @@ extension AlertEngine {
 
     func silenceDeadline() -> Date? {
         watched.compactMap { id -> Date? in
-            guard !gate.awaiting.contains(id.rawValue) else { return nil }
-            return (health[id.rawValue] ?? SourceHealth(since: startedAt)).silenceDeadline(policy: settings.sourceAlerts)
+            (health[id.rawValue] ?? SourceHealth(since: startedAt)).silenceDeadline(policy: settings.sourceAlerts)
         }.min()
     }
 

@@ -16,7 +16,7 @@ package struct AlertEngine: Sendable {
     /// Enabled exchanges some rule watches (cached: asked on every event).
     var watched: Set<ExchangeID> = []
     var book = QuoteBook()
-    var premium = PremiumEvaluator()
+    package internal(set) var premium = PremiumEvaluator()
     var gate = SettleGate()
     /// Health per source name (exchange id, FX provider, IPO source).
     var health: [String: SourceHealth] = [:]
@@ -51,14 +51,14 @@ package struct AlertEngine: Sendable {
         self.startedAt = now
         premium = PremiumEvaluator(states: restored.premium)
         for (key, state) in restored.sources where key.hasPrefix("source/") {
-            health[String(key.dropFirst("source/".count))] = state
+            health[String(key.dropFirst("source/".count))] = state.restarted(at: now)
         }
         fxAlerts = restored.fx
         ipoStates = restored.ipo
         ipoCalendars = Self.calendars(settings.ipo)
         _ = premium.retain(settings: settings.premium)
         watched = Set(settings.watchedPairsByExchange.keys)
-        gate.await(awaitedSources(settings))
+        awaitSources(settings, now: now, only: nil)
     }
 
     /// The first actions of a run: the status line ("waiting for binance, dunamu") and what is awaited.
@@ -97,6 +97,9 @@ package struct AlertEngine: Sendable {
     /// IPO boundaries and FX freshness.
     package mutating func advance(now: Date) -> [EngineAction] {
         var out = EngineOutput()
+        for name in gate.expire(now: now) {
+            out.log(.warning, "\(displayName(name)) has not answered its first fetch in time; declared down, its rules evaluate without it", subject: name)
+        }
         refreshFXSelection(now: now, into: &out)
         evaluatePremiums(involving: nil, now: now, into: &out)
         checkSilence(now: now, into: &out)
@@ -107,7 +110,7 @@ package struct AlertEngine: Sendable {
 
     /// The earliest instant at which `advance` could change something, if any.
     package func nextDeadline(after now: Date) -> Date? {
-        [premiumDeadline(), silenceDeadline(), ipoWake, fxDeadline()].compactMap { $0 }.min()
+        [premiumDeadline(), silenceDeadline(), ipoWake, fxDeadline(), gate.nextExpiry].compactMap { $0 }.min()
     }
 
     /// Whether every source has answered once (or was declared down): `/readyz`, `STATUS=`.

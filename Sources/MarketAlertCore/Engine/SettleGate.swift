@@ -10,24 +10,37 @@ package struct SettleGate: Sendable, Equatable {
     /// The name under which the FX side is awaited.
     package static let fx = "fx"
 
-    package private(set) var awaiting: Set<String> = []
+    /// Awaited sources and when each is given up on (declared down without an answer: a producer whose
+    /// first fetch hangs must not hold its rules forever).
+    package private(set) var deadlines: [String: Date] = [:]
+
+    package var awaiting: Set<String> { Set(deadlines.keys) }
 
     package init() {}
 
-    package mutating func await(_ names: some Sequence<String>) { awaiting.formUnion(names) }
+    package mutating func await(_ name: String, until deadline: Date) { deadlines[name] = deadline }
 
     /// Records an answer; true when `name` was awaited.
     @discardableResult
-    package mutating func answered(_ name: String) -> Bool { awaiting.remove(name) != nil }
+    package mutating func answered(_ name: String) -> Bool { deadlines.removeValue(forKey: name) != nil }
 
-    package mutating func forget(_ name: String) { awaiting.remove(name) }
+    package mutating func forget(_ name: String) { deadlines[name] = nil }
 
-    package var isSettled: Bool { awaiting.isEmpty }
+    /// Sources whose wait ran out by `now`, removed from the gate.
+    package mutating func expire(now: Date) -> [String] {
+        let expired = deadlines.filter { $0.value <= now }.map(\.key).sorted()
+        for name in expired { deadlines[name] = nil }
+        return expired
+    }
+
+    package var nextExpiry: Date? { deadlines.values.min() }
+
+    package var isSettled: Bool { deadlines.isEmpty }
 
     /// Whether `rule` may evaluate: none of its enabled exchanges, nor FX when it needs it, is awaited.
     package func isSettled(_ rule: PremiumRule, needsFX: Bool) -> Bool {
-        if awaiting.isEmpty { return true }
-        if needsFX && awaiting.contains(Self.fx) { return false }
-        return !rule.exchanges.contains { awaiting.contains($0.rawValue) }
+        if deadlines.isEmpty { return true }
+        if needsFX && deadlines[Self.fx] != nil { return false }
+        return !rule.exchanges.contains { deadlines[$0.rawValue] != nil }
     }
 }

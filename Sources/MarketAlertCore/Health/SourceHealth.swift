@@ -36,13 +36,22 @@ package struct SourceHealth: Sendable, Equatable, Codable {
     /// When silence alone would fire the alert (nil while firing).
     package func silenceDeadline(policy: SourceAlertSettings) -> Date? {
         guard !firing else { return nil }
-        return (lastSuccess ?? watchingSince).addingTimeInterval(policy.afterSilence.seconds)
+        return max(lastSuccess ?? watchingSince, watchingSince).addingTimeInterval(policy.afterSilence.seconds)
+    }
+
+    /// The same health, watched afresh from `now` (a restored state at a new process's start).
+    package func restarted(at now: Date) -> SourceHealth {
+        var copy = self
+        copy.watchingSince = now
+        return copy
     }
 
     /// Re-checks the silence condition (called on the evaluation tick even when no poll completed).
     package mutating func check(now: Date, policy: SourceAlertSettings, silenceApplies: Bool = true) -> Action {
         guard !firing else { return .none }
-        let silentFor = now.timeIntervalSince(lastSuccess ?? watchingSince)
+        // Silence counts from the later of the last success and the start of watching (this process's start
+        // or the source's addition), so a restart is not judged on the previous run's last success.
+        let silentFor = now.timeIntervalSince(max(lastSuccess ?? watchingSince, watchingSince))
         let failing = consecutiveFailures >= policy.afterFailures
         // Silence counts from the start of watching: a source that never answered is as silent as one
         // that stopped.

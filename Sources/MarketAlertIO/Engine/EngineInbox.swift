@@ -21,10 +21,12 @@ package struct EngineInbox: Sendable {
         if case .enqueued = continuation.yield(.event(event)) { counter.value.add(1, ordering: .relaxed) }
     }
 
-    /// Events accepted so far (with `EngineLoop.handled`, tells tests when the engine has caught up).
+    /// Inputs accepted so far (with `EngineLoop.handled`, tells tests when the engine has caught up).
     package var sent: Int { counter.value.load(ordering: .relaxed) }
 
-    func wake() { continuation.yield(.wake) }
+    func wake() {
+        if case .enqueued = continuation.yield(.wake) { counter.value.add(1, ordering: .relaxed) }
+    }
 
     /// No more events: the loop handles what is queued, then returns.
     package func finish() { continuation.finish() }

@@ -18,7 +18,8 @@ package actor EngineLoop {
     private var timer: Task<Void, Never>?
     private var scheduledWake: Date?
     private var lastWatchdog: Date?
-    /// Events handled so far (tests and `once` wait on it).
+    /// Inputs (events and timer wakes) handled so far; with `EngineInbox.sent`, tells tests the loop has
+    /// caught up.
     package private(set) var handled = 0
 
     package init(
@@ -42,7 +43,6 @@ package actor EngineLoop {
             switch input {
             case .event(let event):
                 await perform(engine.handle(event, now: now))
-                handled += 1
             case .wake:
                 scheduledWake = nil
                 if let due = engine.nextDeadline(after: now), due <= now {
@@ -51,6 +51,7 @@ package actor EngineLoop {
             }
             pingWatchdogIfDue(now: now)
             reschedule()
+            handled += 1
             if Task.isCancelled { break }
         }
         timer?.cancel()
