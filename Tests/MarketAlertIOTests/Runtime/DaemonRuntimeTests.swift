@@ -146,4 +146,59 @@ import Testing
         #expect(harness.sink.events.map(\.id) == ["7d1f0c52-pending-event"])
         #expect(try await SQLiteStore(directory: directory).pendingEvents().isEmpty)
     }
+
+    /// Three exchanges, okx answering 100 ms after the others, in virtual time.
+    static func threeExchangeSettings() throws -> Settings {
+        try ConfigLoader.parse(yaml: """
+            exchanges:
+              binance: { poll_interval: 5s }
+              bybit: { poll_interval: 5s }
+              okx: { poll_interval: 5s }
+            premium:
+              rules:
+                - { name: global, assets: [BTC], exchanges: [binance, bybit, okx], quotes: [USDT], clear_pct: 0.04 }
+            """).settings
+    }
+
+    @Test func aRestartWithTheDearestExchangeAnsweringLastSendsNoFalseResolve() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sup-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func run(at: Date, okxDelay: Duration, seconds: Int) async throws -> RecordingSink {
+            let clock = ManualClock(now: at)
+            let sources = [ExchangeID.binance, .bybit, .okx].map { ScriptedQuoteSource($0, clock: clock) }
+            sources[0].set("BTC", "100000")
+            sources[1].set("BTC", "100000")
+            sources[2].set("BTC", "100120")
+            sources[2].answerAfter(okxDelay)
+            let world = await RuntimeHarness.start(
+                settings: try Self.threeExchangeSettings(), store: try SQLiteStore(directory: directory),
+                factory: scriptedFactory(sources), clock: clock, producers: 3)
+            await world.advance(seconds)
+            #expect(world.lifecycle.statuses.first == "waiting for binance, bybit, okx")
+            await world.stop()
+            return world.sink
+        }
+        let first = try await run(at: start, okxDelay: .zero, seconds: 2)
+        #expect(first.events.map(\.status) == ["firing"])
+        let second = try await run(at: start + 60, okxDelay: .milliseconds(100), seconds: 12)
+        #expect(second.events.isEmpty, "restart sent \(second.events.map { "\($0.status) \($0.summary)" })")
+    }
+
+    @Test func aSlowExchangeAtStartIsWaitedForAndStatusSaysSo() async throws {
+        let clock = ManualClock(now: start)
+        let sources = [ExchangeID.binance, .bybit, .okx].map { ScriptedQuoteSource($0, clock: clock) }
+        sources[0].set("BTC", "100000")
+        sources[1].set("BTC", "100080")  // 0.08% over binance alone: a notice on a partial view
+        sources[2].set("BTC", "100200")  // 0.2% with okx: a warning
+        sources[2].answerAfter(.seconds(2))
+        let world = await RuntimeHarness.start(
+            settings: try Self.threeExchangeSettings(), store: nil, factory: scriptedFactory(sources), clock: clock, producers: 2)
+        #expect(world.sink.events.isEmpty)
+        #expect(world.lifecycle.statuses.last == "waiting for okx")
+        await world.advance(2)
+        await world.stop()
+        #expect(world.sink.events.map(\.severity) == [.warning])
+        #expect(world.sink.events.first?.premium?.high.exchange == "okx")
+        #expect(world.lifecycle.statuses.last?.hasPrefix("ready: 3 exchanges ok") == true)
+    }
 }
