@@ -23,6 +23,26 @@ struct DaemonLifecycleIntegrationTests {
         #expect(daemon.stderrLines.contains { $0.contains("marketalertd stopped") })
     }
 
+    @Test func sigtermDuringAReloadThatBlocksStopsCleanlyWithExitZero() async throws {
+        let apis = try await MockMarketAPIs()
+        let harness = try DaemonHarness(apis: apis)
+        defer { harness.cleanUp() }
+        let daemon = try await harness.startStandard(btc: (binance: "100000", bybit: "100000", upbit: "140000000"))
+        defer { daemon.terminate() }
+        // The config becomes a FIFO nobody writes: the reload's read blocks for ever.
+        try FileManager.default.removeItem(atPath: harness.configPath)
+        #expect(mkfifo(harness.configPath, 0o600) == 0)
+        daemon.signal(SIGHUP)
+        try await daemon.waitForLine("the reload to begin", stderr: true) { $0.contains("reloading configuration") }
+        try await Task.sleep(for: .milliseconds(300))
+        let started = ContinuousClock.now
+        daemon.signal(SIGTERM)
+        let status = await daemon.waitForExit(timeout: .seconds(6))
+        #expect(status == 0, "stderr: \(daemon.stderrLines.suffix(10))")
+        #expect(ContinuousClock.now - started < .seconds(6))
+        #expect(daemon.stderrLines.contains { $0.contains("marketalertd stopped") })
+    }
+
     @Test func sighupWithABrokenConfigKeepsTheOldOneAndAValidOneIsApplied() async throws {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)

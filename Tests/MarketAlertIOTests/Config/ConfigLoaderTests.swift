@@ -126,4 +126,36 @@ import Testing
         #expect(abs(rule.clearPct - 0.04) < 1e-12)
         #expect(rule.basis == .last)
     }
+
+    @Test func pollIntervalsBelowAnExchangesDocumentedMinimumAreRejectedExceptOnLoopback() throws {
+        let yaml = """
+            exchanges:
+              binance: { poll_interval: 1ms }
+              okx: { poll_interval: 100ms }
+              bybit: { poll_interval: 250ms }
+              upbit: { poll_interval: 20ms, base_url: "http://127.0.0.1:9/" }
+            """
+        let error = try #require(throws: ConfigError.self) { try ConfigLoader.parse(yaml: yaml) }
+        let messages = error.issues.map(\.description)
+        #expect(messages.contains { $0.contains("exchanges.binance.poll_interval") && $0.contains("minimum of 1s") })
+        #expect(messages.contains { $0.contains("exchanges.okx.poll_interval") && $0.contains("minimum of 250ms") })
+        #expect(!messages.contains { $0.contains("bybit") || $0.contains("upbit") })
+    }
+
+    @Test func streamKeysOfVersion2AndTheNoStreamRuleForOverriddenBaseURLs() throws {
+        let settings = try ConfigLoader.parse(yaml: """
+            exchanges:
+              binance: { stale_after: 10s }
+              bybit: { base_url: "http://127.0.0.1:9/" }
+              okx: { base_url: "http://127.0.0.1:9/", stream_url: "ws://127.0.0.1:9/ws" }
+              coinbase: { stream: false }
+            """).settings
+        #expect(settings.exchanges[.binance]?.streamURL?.absoluteString == "wss://stream.binance.com:9443/ws")
+        #expect(settings.exchanges[.binance]?.staleAfter == .seconds(10))
+        #expect(settings.exchanges[.bybit]?.streamURL == nil)
+        #expect(settings.exchanges[.okx]?.streamURL?.absoluteString == "ws://127.0.0.1:9/ws")
+        #expect(settings.exchanges[.coinbase]?.streamEnabled == false)
+        let bad = try #require(throws: ConfigError.self) { try ConfigLoader.parse(yaml: "exchanges:\n  okx: { stream_url: \"https://x\" }\n") }
+        #expect(bad.issues.contains { $0.path == "exchanges.okx.stream_url" })
+    }
 }
