@@ -184,10 +184,17 @@ extension PremiumRule {
         }
         let forDuration = t.duration("for") ?? .zero
         let repeatInterval = t.duration("repeat_interval") ?? .zero
+        var maxPlausible = PremiumRule.defaultMaxPlausiblePct
+        if let value = t.number("max_plausible_pct") {
+            maxPlausible = value
+            if value <= (levels.last?.pct ?? 0) { t.error("max_plausible_pct", "must be above the highest level (\(levels.last?.pct ?? 0)), got \(value)") }
+        }
         guard let name, let assets, let quotes else { return nil }
-        return PremiumRule(
+        var rule = PremiumRule(
             name: name, assets: assets, exchanges: exchanges, quotes: quotes, basis: basis, levels: levels,
             clearPct: clearPct, forDuration: forDuration, repeatInterval: repeatInterval)
+        rule.maxPlausiblePct = maxPlausible
+        return rule
     }
 }
 
@@ -201,6 +208,9 @@ extension FXSettings {
         }
         if let value = t.duration("timeout") {
             if value > .zero { timeout = value } else { t.error("timeout", "must be greater than 0") }
+        }
+        if let value = t.number("max_move_pct") {
+            if value > 0 { maxMovePct = value } else { t.error("max_move_pct", "must be greater than 0") }
         }
         for item in t.list("providers") ?? [] {
             guard let sub = ConfigTable(item.node, path: item.path, diagnostics: t.diagnosticsSink) else { continue }

@@ -75,6 +75,9 @@ package struct FXSettings: Sendable, Equatable {
     package var pollInterval: Duration = .seconds(60)
     package var maxAge: Duration = .seconds(15 * 60)
     package var timeout: Duration = .seconds(5)
+    /// A selected rate that moves more than this (percent) from the last accepted one is held until a second
+    /// provider or the next poll confirms it (`USD/KRW` at 1 must never make a 129,900% kimchi premium).
+    package var maxMovePct: Double = 10
     package var providers: [FXProviderSettings] = []
     package var alerts: [FXAlertSettings] = []
 
@@ -116,6 +119,9 @@ package struct PremiumRule: Sendable, Equatable {
     package var forDuration: Duration = .zero
     /// Zero means never repeat.
     package var repeatInterval: Duration = .zero
+    /// A premium above this is not a premium but bad data: it is reported as a data-quality problem of the
+    /// outlying exchange (a `source` event), never as a premium alert.
+    package var maxPlausiblePct: Double = PremiumRule.defaultMaxPlausiblePct
 
     package init(
         name: String, assets: [String], exchanges: [ExchangeID], quotes: [String], basis: PremiumBasis = .last,
@@ -131,6 +137,8 @@ package struct PremiumRule: Sendable, Equatable {
         self.forDuration = forDuration
         self.repeatInterval = repeatInterval
     }
+
+    package static let defaultMaxPlausiblePct = 100.0
 
     /// The brief's default: a 0.05% notice level, a 0.1% warning level, clearing below 0.04%.
     package static let defaultLevels = [AlertLevel(pct: 0.05, severity: .notice), AlertLevel(pct: 0.1, severity: .warning)]

@@ -17,7 +17,7 @@ extension AlertEngine {
     @discardableResult
     mutating func refreshFXSelection(now: Date, into out: inout EngineOutput) -> Bool {
         guard let fxFailover else { return false }
-        let selection = fxFailover.select(fxBook, now: now)
+        let selection = guardFX(fxFailover.select(fxBook, now: now), now: now, into: &out)
         guard selection != fxSelected else { return false }
         for currency in Set(fxSelected.keys).union(selection.keys).sorted() {
             let before = fxSelected[currency]?.provider

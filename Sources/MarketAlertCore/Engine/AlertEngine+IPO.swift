@@ -7,6 +7,7 @@ extension AlertEngine {
         let today = calendar.day(of: now)
         let notify = settings.ipo.notify
         let offerings = ipoOfferings[source] ?? []
+        var events: [AlertEvent] = []
         for offering in offerings {
             let key = offering.key
             let previous = ipoStates[key]
@@ -22,8 +23,9 @@ extension AlertEngine {
             if record == previous, notices.isEmpty { continue }
             ipoStates[key] = record
             out.publication.states.append(StateRecord.encode(record, key: key, kind: IPOAlertState.kind))
-            out.publication.events += notices.map { IPOEvents.event(id: makeID(), offering: offering, notice: $0, today: today, now: now) }
+            events += notices.map { IPOEvents.event(id: makeID(), offering: offering, notice: $0, today: today, now: now) }
         }
+        capIPONotifications(events, source: source, now: now, into: &out)
         // Offerings that left the list are remembered until `keepUntil`, so a row that comes back is not
         // announced again; then they are forgotten.
         let present = Set(offerings.map(\.key))
@@ -34,6 +36,32 @@ extension AlertEngine {
         }
         ipoWake = ipoDeadline(after: now)
     }
+
+    /// At most `ipoNotificationCap` notifications per source and evaluation: a source that suddenly lists
+    /// thousands of rows must not flood every channel. The rest are counted in one `source/<name>/flood`
+    /// notification (their states are kept, so they are never sent later either); it resolves with the next
+    /// ordinary evaluation.
+    private mutating func capIPONotifications(_ events: [AlertEvent], source: String, now: Date, into out: inout EngineOutput) {
+        let cap = Self.ipoNotificationCap
+        out.publication.events += events.prefix(cap)
+        let key = "source/\(source)/flood"
+        if events.count > cap {
+            let summary = "\(source): \(events.count) IPO notifications in one poll; the first \(cap) were sent, "
+                + "\(events.count - cap) more are held back (marketalertd once --all lists every offering)"
+            out.log(.warning, summary, subject: source)
+            ipoFlooding.insert(source)
+            out.publication.events.append(AlertEvent(
+                id: makeID(), key: key, kind: .source, status: AlertEvent.Status.firing, severity: .warning, at: now,
+                summary: summary, source: SourceDetail(name: source, error: summary, lastSuccess: nil, consecutiveFailures: nil)))
+        } else if ipoFlooding.remove(source) != nil {
+            out.publication.events.append(AlertEvent(
+                id: makeID(), key: key, kind: .source, status: AlertEvent.Status.resolved, severity: .info, at: now,
+                summary: "\(source): IPO notifications back to normal",
+                source: SourceDetail(name: source, error: nil, lastSuccess: nil, consecutiveFailures: nil)))
+        }
+    }
+
+    package static let ipoNotificationCap = 20
 
     /// The next local midnight at which some offering's state changes.
     func ipoDeadline(after now: Date) -> Date? {

@@ -35,6 +35,7 @@ extension AlertEngine {
             else { continue }
             out.publication.events.append(event)
         }
+        if !premium.implausible.isEmpty || !dataProblems.isEmpty { checkPlausibility(now: now, into: &out) }
     }
 
     /// `for` and repeat deadlines, and for pending keys the moment one of their quotes goes stale (a pending

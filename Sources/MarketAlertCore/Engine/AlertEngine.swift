@@ -26,9 +26,16 @@ package struct AlertEngine: Sendable {
     var fxFailover: FXFailover?
     var fxSelected: [String: FXRate] = [:]
     var fxAlerts: [String: LeveledAlertStateMachine] = [:]
+    /// The FX guard: last accepted rate per currency, and a jump held for confirmation.
+    var fxAccepted: [String: FXRate] = [:]
+    var fxSuspect: [String: FXRate] = [:]
+    /// Exchanges with a `source/<exchange>/data` alert firing (an implausible premium).
+    var dataProblems: Set<ExchangeID> = []
     var ipoOfferings: [String: [IPOOffering]] = [:]
     var ipoStates: [String: IPOAlertState] = [:]
     var ipoCalendars: [String: MarketCalendar] = [:]
+    /// IPO sources whose last evaluation was capped (`source/<name>/flood` firing).
+    var ipoFlooding: Set<String> = []
     /// The next IPO boundary, recomputed whenever offerings are evaluated (deadlines are asked after every
     /// event, so they must be cheap).
     var ipoWake: Date?

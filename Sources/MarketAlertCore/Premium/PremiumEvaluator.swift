@@ -17,6 +17,9 @@ package struct PremiumEvaluator: Sendable {
     package private(set) var states: [String: LeveledAlertStateMachine] = [:]
     /// The latest observation per key (nil when too few prices), for `once` and the status line.
     package private(set) var latest: [String: PremiumObservation] = [:]
+    /// Keys whose premium is above their rule's `max_plausible_pct` now: bad data, not a premium. Their state
+    /// machines see no value (nothing fires or resolves on it).
+    package private(set) var implausible: [String: PremiumObservation] = [:]
 
     package init(states: [String: LeveledAlertStateMachine] = [:]) { self.states = states }
 
@@ -33,8 +36,14 @@ package struct PremiumEvaluator: Sendable {
             let policy = LeveledAlertPolicy(rule)
             for asset in rule.assets {
                 let key = PremiumEvents.key(rule: rule.name, asset: asset)
-                let observation = PremiumCalculator.observe(
+                var observation = PremiumCalculator.observe(
                     rule: rule, asset: asset, book: book, converter: converter, maxQuoteAge: settings.maxQuoteAge, now: now)
+                if let seen = observation, seen.pct > rule.maxPlausiblePct {
+                    implausible[key] = seen
+                    observation = nil
+                } else if !implausible.isEmpty {
+                    implausible[key] = nil
+                }
                 latest[key] = observation
                 var state = states[key] ?? LeveledAlertStateMachine()
                 let before = state
@@ -57,6 +66,7 @@ package struct PremiumEvaluator: Sendable {
         for key in gone {
             states[key] = nil
             latest[key] = nil
+            implausible[key] = nil
         }
         return gone
     }
