@@ -43,6 +43,30 @@ struct DaemonLifecycleIntegrationTests {
         #expect(daemon.stderrLines.contains { $0.contains("marketalertd stopped") })
     }
 
+    @Test(arguments: ["garbage", "empty"])
+    func aDamagedStateDatabaseIsKeptAsideAndTheDaemonStartsAfreshLoudly(_ damage: String) async throws {
+        let apis = try await MockMarketAPIs()
+        let harness = try DaemonHarness(apis: apis)
+        defer { harness.cleanUp() }
+        try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
+        let database = harness.stateDirectory + "/state.sqlite"
+        let bytes = damage == "garbage" ? Data(repeating: 0x5A, count: 8192) : Data()
+        #expect(FileManager.default.createFile(atPath: database, contents: bytes))
+        let daemon = try await harness.startStandard(btc: (binance: "100000", bybit: "100000", upbit: "140000000"))
+        defer { daemon.terminate() }
+        let alert = try await daemon.waitForEvent("the state store alert") { $0.key == "source/state" }
+        #expect(alert.status == "firing" && alert.severity == .critical)
+        #expect(daemon.stderrLines.contains { $0.contains("state store damaged") && $0.contains("kept aside") })
+        let kept = try FileManager.default.contentsOfDirectory(atPath: harness.stateDirectory).filter { $0.hasPrefix("state.sqlite.corrupt-") }
+        #expect(kept.count == 1, "\(kept)")
+        #expect(kept.first.flatMap { FileManager.default.contents(atPath: harness.stateDirectory + "/" + $0) } == bytes)
+        // And it keeps working on the fresh store.
+        apis.set("bybit", "BTC", "100200")
+        try await daemon.waitForEvent("a premium after the recovery") { $0.key == "premium/global/BTC" && $0.status == "firing" }
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+    }
+
     @Test func sighupWithABrokenConfigKeepsTheOldOneAndAValidOneIsApplied() async throws {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)

@@ -29,8 +29,16 @@ package enum Daemon {
         let environment = ProcessInfo.processInfo.environment
         let stateDirectory = resolveStateDirectory(settings, environment: environment)
         let store: SQLiteStore
+        var startupEvents: [AlertEvent] = []
         do {
-            store = try SQLiteStore(directory: stateDirectory)
+            let opened = try SQLiteStore.openRecovering(directory: stateDirectory, now: clock.now())
+            store = opened.store
+            if let recovery = opened.recovery {
+                logger.critical(
+                    "state store damaged (\(recovery.reason)); kept aside as \(recovery.keptAt) and started afresh: alerts firing before may notify again",
+                    metadata: ["path": "\(store.path ?? stateDirectory)"])
+                startupEvents.append(StateRecoveryEvent.make(recovery, now: clock.now()))
+            }
         } catch {
             logger.critical("cannot open the state store in \(stateDirectory): \(error)")
             return 1
@@ -42,7 +50,7 @@ package enum Daemon {
             client: client, clock: clock, queue: store, secrets: SecretResolver(environment: environment), logger: logger, initial: settings)
         let runtime = await DaemonRuntime.make(
             settings: settings, store: store, sinks: wiring.sinks(for: settings), factory: wiring.producers(), clock: clock,
-            lifecycle: lifecycle, logger: logger)
+            lifecycle: lifecycle, logger: logger, startupEvents: startupEvents)
         let reload = ConfigReloadService(path: configPath, lifecycle: lifecycle, logger: logger) { newSettings in
             await wiring.reloadWebhooks(newSettings)
             await runtime.publisher.replaceSinks(wiring.sinks(for: newSettings))

@@ -16,16 +16,18 @@ package final class DaemonRuntime: Service, Sendable {
     private let lifecycle: any LifecycleObserver
     private let logger: Logger
 
-    /// Restores the engine's states from `store` and builds the parts.
+    /// Restores the engine's states from `store` and builds the parts. `startupEvents` (a damaged state
+    /// store's alert) are published first.
     package static func make(
         settings: Settings, store: (any AlertStore)?, sinks: [any AlertSink], factory: ProducerFactory, clock: any DaemonClock,
         lifecycle: any LifecycleObserver = NoLifecycleObserver(), logger: Logger,
-        makeID: @escaping @Sendable () -> String = EventID.make
+        makeID: @escaping @Sendable () -> String = EventID.make, startupEvents: [AlertEvent] = []
     ) async -> DaemonRuntime {
         let restored = await StateRestore.load(from: store, logger: logger)
         let engine = AlertEngine(settings: settings, restored: restored.states, now: clock.now(), makeID: makeID)
         let publisher = AlertPublisher(store: store, sinks: sinks, clock: clock, logger: logger)
         await publisher.publish(restored.legacy)
+        await publisher.publish(Publication(events: startupEvents))
         return DaemonRuntime(settings: settings, engine: engine, publisher: publisher, factory: factory, clock: clock, lifecycle: lifecycle, logger: logger)
     }
 
