@@ -231,7 +231,7 @@ struct OutboxHarness {
         receiver = try await WebhookReceiver()
         clock = ManualClock(now: SampleEvents.at.addingTimeInterval(60))
         self.store = try store ?? StateStore(inMemory: ())
-        client = HTTPClient(eventLoopGroupProvider: .singleton)
+        client = WebhookHTTPClient.make()  // as the daemon: redirects are never followed
     }
 
     func target(
