@@ -8,7 +8,12 @@ import ServiceLifecycle
 /// ServiceGroup that turns SIGTERM/SIGINT into a graceful shutdown. The executable only calls into here.
 package enum Daemon {
     /// Exit codes: 0 clean, 1 config or startup error (systemd's Restart=on-failure applies).
-    package static func run(configPath: String, logger: Logger, lifecycle: any LifecycleObserver, clock: any DaemonClock = SystemClock()) async -> Int32 {
+    /// - Parameter lockStateDirectory: take the one-daemon-per-state_dir lock (`StateDirectoryLock`); only a
+    ///   mode where several instances share a state on purpose passes false.
+    package static func run(
+        configPath: String, logger: Logger, lifecycle: any LifecycleObserver, clock: any DaemonClock = SystemClock(),
+        lockStateDirectory: Bool = true
+    ) async -> Int32 {
         logger.debug("\(MallocTuning.atStartup)")
         let settings: Settings
         do throws(ConfigError) {
@@ -21,6 +26,14 @@ package enum Daemon {
         }
         let environment = ProcessInfo.processInfo.environment
         let stateDirectory = resolveStateDirectory(settings, environment: environment)
+        let stateLock: StateDirectoryLock?
+        do throws(StateDirectoryLock.Failure) {
+            stateLock = lockStateDirectory ? try StateDirectoryLock.acquire(directory: stateDirectory) : nil
+        } catch {
+            logger.critical("\(error)")
+            return 1
+        }
+        defer { withExtendedLifetime(stateLock) {} }
         let store: StateStore
         do {
             store = try StateStore(directory: stateDirectory)
@@ -31,8 +44,10 @@ package enum Daemon {
         logger.info("state store open", metadata: ["path": "\(store.path ?? stateDirectory)"])
 
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration())
+        let webhookClient = WebhookHTTPClient.make()
         let wiring = DaemonWiring(
-            client: client, clock: clock, store: store, secrets: SecretResolver(environment: environment), logger: logger, initial: settings)
+            client: client, webhookClient: webhookClient, clock: clock, store: store, secrets: SecretResolver(environment: environment),
+            logger: logger, initial: settings)
         let router = SinkRouter(await wiring.sinks(for: settings))
         let supervisor = Supervisor(
             settings: settings, components: wiring.components(), clock: clock, store: store, sink: router,
@@ -58,6 +73,7 @@ package enum Daemon {
             exitCode = 1
         }
         try? await client.shutdown()
+        try? await webhookClient.shutdown()
         return exitCode
     }
 

@@ -16,16 +16,21 @@ package struct DaemonWiring: Sendable {
     /// Under systemd with `StandardOutput=journal`, the stdout sink would duplicate the journal sink.
     package let stdoutIsJournal = LoggingSetup.stdoutIsJournal(environment: ProcessInfo.processInfo.environment)
 
-    package init(client: HTTPClient, clock: any DaemonClock, store: StateStore?, secrets: SecretResolver, logger: Logger, initial: Settings) {
+    /// - Parameter webhookClient: the client webhook delivery uses (`WebhookHTTPClient`: never follows
+    ///   redirects); without it (or without a store) there is no outbox.
+    package init(
+        client: HTTPClient, webhookClient: HTTPClient? = nil, clock: any DaemonClock, store: StateStore?, secrets: SecretResolver,
+        logger: Logger, initial: Settings
+    ) {
         self.client = client
         self.clock = clock
         self.store = store
         self.secrets = secrets
         self.logger = logger
-        if let store {
+        if let store, let webhookClient {
             let resolved = WebhookTarget.resolve(initial.sinks.webhooks, secrets: secrets)
             for warning in resolved.warnings { logger.warning("webhooks: \(warning)") }
-            outbox = WebhookOutbox(store: store, targets: resolved.targets, client: client, clock: clock, logger: logger)
+            outbox = WebhookOutbox(store: store, targets: resolved.targets, client: webhookClient, clock: clock, logger: logger)
         } else {
             outbox = nil
         }
@@ -36,8 +41,9 @@ package struct DaemonWiring: Sendable {
     package func components() -> SupervisorComponents {
         let fetcher = fetcher
         let wiring = self
+        let rejectedPrices = RejectedPriceReporter(clock: clock, logger: logger)
         return SupervisorComponents(
-            makeQuoteSource: { QuoteSources.make($0, fetcher: fetcher) },
+            makeQuoteSource: { rejectedPrices.reporting(QuoteSources.make($0, fetcher: fetcher)) },
             makeFX: { settings, health, sink, onRatesChanged in
                 wiring.makeFX(settings, health: health, sink: sink, onRatesChanged: onRatesChanged)
             },
