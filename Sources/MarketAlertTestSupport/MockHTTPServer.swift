@@ -26,12 +26,19 @@ package final class MockHTTPServer: Sendable {
         package var body: Data
         /// Wait this long before answering (a slow or hanging server).
         package var delay: Duration
+        /// When not zero, the head is sent at once and then the body one byte at a time, this long apart
+        /// (a server that drips its answer).
+        package var drip: Duration
 
-        package init(status: Int = 200, headers: [(String, String)] = [("Content-Type", "application/json")], body: Data, delay: Duration = .zero) {
+        package init(
+            status: Int = 200, headers: [(String, String)] = [("Content-Type", "application/json")], body: Data, delay: Duration = .zero,
+            drip: Duration = .zero
+        ) {
             self.status = status
             self.headers = headers
             self.body = body
             self.delay = delay
+            self.drip = drip
         }
 
         package static func json(_ text: String, status: Int = 200) -> Response {
@@ -144,13 +151,16 @@ private final class MockHTTPHandler: ChannelInboundHandler, @unchecked Sendable 
                 handler.write(response, keepAlive: keepAlive, version: head.version, context: context)
             }
             if response.delay > .zero {
-                context.eventLoop.scheduleTask(in: .nanoseconds(Int64(response.delay.components.seconds) * 1_000_000_000
-                    + Int64(response.delay.components.attoseconds / 1_000_000_000))) { write() }
+                context.eventLoop.scheduleTask(in: Self.timeAmount(response.delay)) { write() }
             } else {
                 write()
             }
             self.head = nil
         }
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        .nanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + Int64(duration.components.attoseconds / 1_000_000_000))
     }
 
     private func write(_ response: MockHTTPServer.Response, keepAlive: Bool, version: HTTPVersion, context: ChannelHandlerContext) {
@@ -159,10 +169,38 @@ private final class MockHTTPHandler: ChannelInboundHandler, @unchecked Sendable 
         headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
         headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        if response.drip > .zero {
+            context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+            drip(response.body[...], every: Self.timeAmount(response.drip), keepAlive: keepAlive, context: context)
+            return
+        }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         var buffer = context.channel.allocator.buffer(capacity: response.body.count)
         buffer.writeBytes(response.body)
         context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        end(keepAlive: keepAlive, context: context)
+    }
+
+    /// Sends the first byte of `rest` now and the others `interval` apart, then ends the response; stops when
+    /// the client closed the connection.
+    private func drip(_ rest: Data.SubSequence, every interval: TimeAmount, keepAlive: Bool, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        guard let byte = rest.first else {
+            end(keepAlive: keepAlive, context: context)
+            return
+        }
+        var buffer = context.channel.allocator.buffer(capacity: 1)
+        buffer.writeInteger(byte)
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        let remaining = Data(rest.dropFirst())
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: interval) {
+            let (handler, context) = loopBound.value
+            handler.drip(remaining[...], every: interval, keepAlive: keepAlive, context: context)
+        }
+    }
+
+    private func end(keepAlive: Bool, context: ChannelHandlerContext) {
         let promise: EventLoopPromise<Void>? = keepAlive ? nil : context.eventLoop.makePromise()
         let channel = context.channel
         promise?.futureResult.whenComplete { _ in channel.close(promise: nil) }

@@ -208,12 +208,19 @@ extension ConfigTable {
     }
 
     /// An http(s) URL, e.g. `base_url`.
+    /// An http(s) URL with a host. A URL with a user name or password (`user:pass@`) is an error: the
+    /// credentials would never be sent, and the message never echoes them (nor any text with an `@`).
     package func url(_ key: String) -> URL? {
         guard let text = string(key) else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
               url.host != nil
         else {
-            error(key, "expected an http(s) URL, got \"\(text)\"")
+            error(key, text.contains("@") ? "expected an http(s) URL" : "expected an http(s) URL, got \"\(text)\"")
+            return nil
+        }
+        if url.user != nil || url.password != nil {
+            error(key, "must not contain a user name or password (user:pass@host): they are never sent; "
+                + "put a token the receiver expects in the URL's path or query, or use url_env")
             return nil
         }
         return url

@@ -1,11 +1,12 @@
 import Foundation
 
-/// A strictly positive, finite price.
+/// A strictly positive, finite price within the range a market can have.
 ///
 /// The exact decimal text from the exchange is kept for display and for JSON output; `value` is the
 /// same number as a `Double`, used for the premium ratio (a percentage needs no more than 15 digits).
-/// The only ways to make one reject zero, negative, NaN, infinite and unparsable input, so a `Price`
-/// in hand is always a usable price.
+/// The only ways to make one reject zero, negative, NaN, infinite and unparsable input, and anything outside
+/// `plausibleRange` (1e-12 < price < 1e12: BTC in KRW is about 1.4e8 and the cheapest listed tokens about
+/// 1e-9, so a value beyond that is a garbled field, not a price), so a `Price` in hand is always usable.
 package struct Price: Sendable, Hashable, CustomStringConvertible {
     package let exact: Decimal
     package let value: Double
@@ -30,8 +31,11 @@ package struct Price: Sendable, Hashable, CustomStringConvertible {
         self.init(exact: decimal, value: double)
     }
 
+    /// Prices must lie strictly between these bounds.
+    package static let plausibleRange = (lower: 1e-12, upper: 1e12)
+
     private init?(exact: Decimal, value: Double) {
-        guard value.isFinite, value > 0, exact > 0 else { return nil }
+        guard value.isFinite, value > Self.plausibleRange.lower, value < Self.plausibleRange.upper, exact > 0 else { return nil }
         self.exact = exact
         self.value = value
     }

@@ -4,18 +4,20 @@ import Yams
 
 /// Reads `marketalertd.yaml` with Yams into the strict schema of `Settings`.
 package enum ConfigLoader {
-    /// Loads and validates a config file; throws `ConfigError` listing every problem.
+    /// Loads and validates a config file (a regular file, a pipe or `/dev/stdin`); throws `ConfigError` listing
+    /// every problem, or saying what is wrong with the path.
     package static func load(path: String) throws(ConfigError) -> (settings: Settings, warnings: [ConfigIssue]) {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ConfigError(issues: [ConfigIssue(path: "", message: "cannot read \(path): \(error.localizedDescription)")])
-        }
-        return try parse(yaml: text)
+        try parse(yaml: ConfigFileReader.read(path: path))
     }
 
+    /// Parses config text. Files over `YAMLBudget.maxBytes`, and YAML whose aliases expand past
+    /// `YAMLBudget`'s limits, are rejected before any tree is built.
     package static func parse(yaml: String) throws(ConfigError) -> (settings: Settings, warnings: [ConfigIssue]) {
+        if yaml.utf8.count > YAMLBudget.maxBytes {
+            throw ConfigError(issues: [ConfigIssue(
+                path: "", message: "the config is \(yaml.utf8.count) bytes; a config file may be at most \(YAMLBudget.maxBytes) bytes")])
+        }
+        if let issue = YAMLBudget.check(yaml) { throw ConfigError(issues: [issue]) }
         let node: Yams.Node?
         do {
             node = try Yams.compose(yaml: yaml)

@@ -49,7 +49,12 @@ package enum RateSources {
         var issues: [ConfigIssue] = []
         for (index, provider) in fx.providers.enumerated() {
             switch make(provider, timeout: fx.timeout, fetcher: fetcher, secrets: secrets, path: "fx.providers[\(index)]") {
-            case .success(let source): sources.append(source)
+            case .success(let source):
+                sources.append(source)
+                if let name = provider.appIDEnv, let value = secrets.resolve(name),
+                   let short = SecretChecks.shortSecret(name: name, value: value, path: "fx.providers[\(index)].app_id_env") {
+                    issues.append(short)
+                }
             case .failure(let unavailable): issues.append(unavailable.issue)
             }
         }

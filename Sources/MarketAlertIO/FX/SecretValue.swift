@@ -10,22 +10,12 @@ struct SecretValue: Sendable, CustomStringConvertible, CustomDebugStringConverti
     var debugDescription: String { "<redacted>" }
     var customMirror: Mirror { Mirror(self, children: []) }
 
-    /// `error` with every occurrence of the secret (plain or percent-encoded) replaced by `<redacted>`,
-    /// including a partial copy at the end of the message (error snippets cut bodies off mid-word).
+    /// `error` with every occurrence of the secret (any case, plain or percent-encoded) replaced by
+    /// `<redacted>`, including a partial copy at the end of the message (error snippets cut bodies off
+    /// mid-word). A secret shorter than `SecretScrubber.minimumLength` is left alone (warned about at load).
     func scrubbed(_ error: SourceError) -> SourceError {
-        guard !value.isEmpty else { return error }
         var copy = error
-        var forms = [value]
-        if let encoded = value.addingPercentEncoding(withAllowedCharacters: .alphanumerics), encoded != value { forms.append(encoded) }
-        for form in forms { copy.message = copy.message.replacingOccurrences(of: form, with: "<redacted>") }
-        let shortest = min(4, value.count)
-        for length in stride(from: value.count - 1, through: shortest, by: -1) {
-            let head = String(value.prefix(length))
-            if copy.message.hasSuffix(head) {
-                copy.message = String(copy.message.dropLast(head.count)) + "<redacted>"
-                break
-            }
-        }
+        copy.message = SecretScrubber.scrub(error.message, secrets: [value], partialSuffix: true)
         return copy
     }
 }

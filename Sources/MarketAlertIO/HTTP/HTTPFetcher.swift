@@ -12,7 +12,7 @@ package struct FetchedBody: Sendable {
     package var receivedAt: Date
 }
 
-/// GET requests for pollers: one timeout per request, a size cap, and every failure turned into a
+/// GET requests for pollers: one timeout per request (head and body), a size cap, and every failure turned into a
 /// `SourceError` that names the source (HTTP status, 429/418 with Retry-After, HTML error pages, timeouts).
 package struct HTTPFetcher: Sendable {
     package let client: HTTPClient
@@ -39,8 +39,11 @@ package struct HTTPFetcher: Sendable {
         let response: HTTPClientResponse
         let body: ByteBuffer
         do {
-            response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout.seconds * 1e9)))
-            body = try await response.body.collect(upTo: maxBodyBytes)
+            // The timeout covers the whole exchange, body included (a body that drips must not hold a poller).
+            (response, body) = try await RequestDeadline.run(within: timeout) { [client, maxBodyBytes, request] in
+                let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout.seconds * 1e9)))
+                return (response, try await response.body.collect(upTo: maxBodyBytes))
+            }
         } catch {
             throw Self.classify(error, source: source, url: url)
         }
@@ -89,6 +92,9 @@ package struct HTTPFetcher: Sendable {
     }
 
     static func classify(_ error: any Error, source: String, url: URL) -> SourceError {
+        if error is RequestDeadline.Exceeded {
+            return SourceError(source: source, kind: .timeout, message: "timed out (\(url.host ?? ""))")
+        }
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout:

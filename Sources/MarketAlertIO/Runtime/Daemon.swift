@@ -13,7 +13,12 @@ import Glibc
 /// executable only calls into here.
 package enum Daemon {
     /// Exit codes: 0 clean, 1 config or startup error (systemd's Restart=on-failure applies).
-    package static func run(configPath: String, logger: Logger, lifecycle: any LifecycleObserver, clock: any DaemonClock = SystemClock()) async -> Int32 {
+    /// - Parameter lockStateDirectory: take the one-daemon-per-state_dir lock (`StateDirectoryLock`); only a
+    ///   mode where several instances share a state on purpose passes false.
+    package static func run(
+        configPath: String, logger: Logger, lifecycle: any LifecycleObserver, clock: any DaemonClock = SystemClock(),
+        lockStateDirectory: Bool = true
+    ) async -> Int32 {
         logger.debug("\(MallocTuning.atStartup)")
         // A closed stdout must be a failed write (reported), not a SIGPIPE that kills the daemon.
         signal(SIGPIPE, SIG_IGN)
@@ -28,6 +33,14 @@ package enum Daemon {
         }
         let environment = ProcessInfo.processInfo.environment
         let stateDirectory = resolveStateDirectory(settings, environment: environment)
+        let stateLock: StateDirectoryLock?
+        do throws(StateDirectoryLock.Failure) {
+            stateLock = lockStateDirectory ? try StateDirectoryLock.acquire(directory: stateDirectory) : nil
+        } catch {
+            logger.critical("\(error)")
+            return 1
+        }
+        defer { withExtendedLifetime(stateLock) {} }
         let store: SQLiteStore
         var startupEvents: [AlertEvent] = []
         do {
@@ -46,8 +59,10 @@ package enum Daemon {
         logger.info("state store open", metadata: ["path": "\(store.path ?? stateDirectory)"])
 
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration())
+        let webhookClient = WebhookHTTPClient.make()
         let wiring = DaemonWiring(
-            client: client, clock: clock, queue: store, secrets: SecretResolver(environment: environment), logger: logger, initial: settings)
+            client: client, webhookClient: webhookClient, clock: clock, queue: store, secrets: SecretResolver(environment: environment),
+            logger: logger, initial: settings)
         let runtime = await DaemonRuntime.make(
             settings: settings, store: store, sinks: wiring.sinks(for: settings), factory: wiring.producers(), clock: clock,
             lifecycle: lifecycle, logger: logger, startupEvents: startupEvents)
@@ -74,6 +89,7 @@ package enum Daemon {
             exitCode = 1
         }
         try? await client.shutdown()
+        try? await webhookClient.shutdown()
         return exitCode
     }
 

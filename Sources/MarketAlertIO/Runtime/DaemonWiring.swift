@@ -17,19 +17,21 @@ package struct DaemonWiring: Sendable {
     /// Under systemd with `StandardOutput=journal`, the stdout sink would duplicate the journal sink.
     package let stdoutIsJournal = LoggingSetup.stdoutIsJournal(environment: ProcessInfo.processInfo.environment)
 
+    /// - Parameter webhookClient: the client webhook delivery uses (`WebhookHTTPClient`: never follows
+    ///   redirects); without it (or without a queue) there is no outbox.
     package init(
-        client: HTTPClient, clock: any DaemonClock, queue: (any WebhookQueueStore)?, secrets: SecretResolver, logger: Logger,
-        initial: Settings, registry: ExchangeRegistry = .standard
+        client: HTTPClient, webhookClient: HTTPClient? = nil, clock: any DaemonClock, queue: (any WebhookQueueStore)?,
+        secrets: SecretResolver, logger: Logger, initial: Settings, registry: ExchangeRegistry = .standard
     ) {
         self.client = client
         self.clock = clock
         self.secrets = secrets
         self.logger = logger
         self.registry = registry
-        if let queue {
+        if let queue, let webhookClient {
             let resolved = WebhookTarget.resolve(initial.sinks.webhooks, secrets: secrets)
             for warning in resolved.warnings { logger.warning("webhooks: \(warning)") }
-            outbox = WebhookOutbox(store: queue, targets: resolved.targets, client: client, clock: clock, logger: logger)
+            outbox = WebhookOutbox(store: queue, targets: resolved.targets, client: webhookClient, clock: clock, logger: logger)
         } else {
             outbox = nil
         }
@@ -40,8 +42,9 @@ package struct DaemonWiring: Sendable {
     package func producers() -> ProducerFactory {
         let fetcher = fetcher
         let wiring = self
+        let rejectedPrices = RejectedPriceReporter(clock: clock, logger: logger)
         return ProducerFactory(
-            quoteSource: { wiring.registry.makeQuoteSource($0, fetcher: fetcher) },
+            quoteSource: { settings in wiring.registry.makeQuoteSource(settings, fetcher: fetcher).map(rejectedPrices.reporting) },
             fxPoller: { wiring.makeFX($0) },
             ipoPoller: { source, ipo in
                 IPOPoller(settings: source, excludeNamePatterns: ipo.excludeNamePatterns, fetcher: fetcher, clock: wiring.clock, logger: wiring.logger)

@@ -8,9 +8,10 @@ import NIOHTTP1
 package enum WebhookAttemptResult: Sendable, Equatable {
     /// 2xx.
     case delivered(status: Int)
-    /// Worth retrying: 408, 429, 5xx, a timeout or a connection error. `retryAfter` is the server's minimum wait.
+    /// Worth retrying: 408, 429, 5xx, a 3xx (not followed), a timeout or a connection error. `retryAfter` is
+    /// the server's minimum wait.
     case retryable(reason: String, retryAfter: Duration?)
-    /// Retrying cannot help (any other 4xx, or a redirect): the notification is dropped.
+    /// Retrying cannot help (any other 4xx, or a redirect a client followed): the notification is dropped.
     case permanent(reason: String)
 
     package var reason: String {
@@ -24,11 +25,20 @@ package enum WebhookAttemptResult: Sendable, Equatable {
 /// Turns an HTTP answer or a transport error into a `WebhookAttemptResult`.
 package enum WebhookResponseClassifier {
     /// - Parameters:
-    ///   - redirected: the client followed a redirect. Standard Webhooks treats 3xx as a failure (a POST
-    ///     redirected may arrive as a GET elsewhere), so this is permanent: the URL needs updating.
+    ///   - redirected: the client followed a redirect (only a client not made by `WebhookHTTPClient` does):
+    ///     permanent, since the request already went elsewhere and would again.
+    ///
+    /// A 3xx answer is a failed attempt, retried later to the configured URL: the request is never re-sent to
+    /// the `Location` (a signed POST must not reach another origin; Standard Webhooks treats 3xx as failure).
+    /// Only the Location's host is named, never its path or query (a token may hide there).
     package static func classify(status: Int, headers: HTTPHeaders, body: Data, redirected: Bool, now: Date) -> WebhookAttemptResult {
-        if redirected || (300..<400).contains(status) {
+        if redirected {
             return .permanent(reason: "HTTP \(status): redirected; redirects are not followed, update the URL")
+        }
+        if (300..<400).contains(status) {
+            return .retryable(
+                reason: "HTTP \(status) redirect to \(locationHost(headers)) not followed; update the URL if the receiver moved",
+                retryAfter: nil)
         }
         if (200..<300).contains(status) { return .delivered(status: status) }
         let detail = HTTPFetcher.snippet(body)
@@ -58,6 +68,16 @@ package enum WebhookResponseClassifier {
         }
         if error is CancellationError { return .retryable(reason: "cancelled", retryAfter: nil) }
         return .retryable(reason: "request failed: \(error)", retryAfter: nil)
+    }
+
+    /// The host a redirect points to, for the log: `Location`'s host only (a relative one stays on the same host).
+    static func locationHost(_ headers: HTTPHeaders) -> String {
+        guard let location = headers.first(name: "Location")?.trimmingCharacters(in: .whitespaces), !location.isEmpty else {
+            return "nowhere (no Location)"
+        }
+        guard let url = URL(string: location) else { return "an unparsable Location" }
+        guard let host = url.host, !host.isEmpty else { return "the same host" }
+        return host
     }
 
     /// Telegram answers 429 with `{"parameters": {"retry_after": 5}}` and Discord with `{"retry_after": 1.5}`.

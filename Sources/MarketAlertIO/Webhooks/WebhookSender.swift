@@ -40,24 +40,12 @@ struct WebhookSender: Sendable {
     /// The answer's body, up to `maxResponseBytes` (the rest is ignored); throws when it does not end in time.
     private func collect(_ body: HTTPClientResponse.Body, within remaining: Duration) async throws -> Data {
         let limit = maxResponseBytes
-        return try await withThrowingTaskGroup(of: Data?.self) { group in
-            group.addTask {
-                var data = Data()
-                for try await chunk in body {
-                    if data.count < limit { data.append(contentsOf: chunk.readableBytesView.prefix(limit - data.count)) }
-                }
-                return data
+        return try await RequestDeadline.run(within: remaining) {
+            var data = Data()
+            for try await chunk in body {
+                if data.count < limit { data.append(contentsOf: chunk.readableBytesView.prefix(limit - data.count)) }
             }
-            group.addTask {
-                try await Task.sleep(for: max(remaining, .zero))
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let data = first else { throw WebhookBodyTimeout() }
             return data
         }
     }
 }
-
-/// The answer's head arrived in time but its body did not.
-private struct WebhookBodyTimeout: Error {}

@@ -56,10 +56,20 @@ package struct WebhookTarget: Sendable, Equatable {
                     warnings.append("\(disabled) the value of its url_env secret \(urlEnv) is not an http(s) URL")
                     continue
                 }
+                guard parsed.user == nil, parsed.password == nil else {
+                    warnings.append(
+                        "\(disabled) the value of its url_env secret \(urlEnv) contains a user name or password (user:pass@host), "
+                            + "which is never sent")
+                    continue
+                }
                 url = parsed
             } else if let configured = hook.url {
                 guard isHTTP(configured) else {
                     warnings.append("\(disabled) its url is not an http(s) URL")
+                    continue
+                }
+                guard configured.user == nil, configured.password == nil else {
+                    warnings.append("\(disabled) its url contains a user name or password (user:pass@host), which is never sent")
                     continue
                 }
                 url = configured
@@ -105,14 +115,11 @@ package struct WebhookTarget: Sendable, Equatable {
     /// `text` with the URL, its path and its query replaced by `<redacted>`, for error text that might quote
     /// them (a receiver's error page, a transport error). Applied to every webhook, not only `url_env` ones:
     /// a token can hide in a plain `url` too. Logs name webhooks, never URLs.
+    /// Case-insensitive; a path or query shorter than `SecretScrubber.minimumLength` (`/hook`) is no secret and stays.
     package func redact(_ text: String) -> String {
-        var result = text
         var secrets = [url.absoluteString]
         if let query = url.query, !query.isEmpty { secrets.append(query) }
         for path in [url.path, url.path(percentEncoded: true)] where path.count > 1 { secrets.append(path) }
-        for secret in secrets.sorted(by: { $0.count > $1.count }) {
-            result = result.replacingOccurrences(of: secret, with: "<redacted>")
-        }
-        return result
+        return SecretScrubber.scrub(text, secrets: secrets)
     }
 }

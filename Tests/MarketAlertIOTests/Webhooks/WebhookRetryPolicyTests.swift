@@ -62,7 +62,7 @@ struct WebhookRetryPolicyTests {
         #expect(permanent == .drop(reason: "permanent failure, not retried: HTTP 400"))
     }
 
-    @Test("status classes: 2xx delivered; 408, 429, 5xx retried; other 4xx and redirects permanent")
+    @Test("status classes: 2xx delivered; 408, 429, 5xx and 3xx retried; other 4xx and followed redirects permanent")
     func statusClassification() {
         func classify(_ status: Int, redirected: Bool = false) -> WebhookAttemptResult {
             WebhookResponseClassifier.classify(status: status, headers: [:], body: Data(), redirected: redirected, now: created)
@@ -72,12 +72,16 @@ struct WebhookRetryPolicyTests {
             #expect(classify(status) == .retryable(reason: "HTTP \(status)", retryAfter: nil))
         }
         for status in [400, 401, 403, 404, 410, 413, 422] { #expect(classify(status) == .permanent(reason: "HTTP \(status)")) }
-        for status in [301, 302, 307, 308] {
-            guard case .permanent = classify(status) else {
-                Issue.record("\(status) should be permanent")
-                continue
-            }
+        // A 3xx is not followed: a failed attempt, retried to the configured URL, naming only the Location's host.
+        for status in [301, 302, 303, 307, 308] {
+            let result = WebhookResponseClassifier.classify(
+                status: status, headers: HTTPHeaders([("Location", "https://user:pw@elsewhere.example:8443/steal?token=s3cr3t")]),
+                body: Data(), redirected: false, now: created)
+            #expect(result == .retryable(
+                reason: "HTTP \(status) redirect to elsewhere.example not followed; update the URL if the receiver moved", retryAfter: nil))
+            #expect(!result.reason.contains("s3cr3t") && !result.reason.contains("steal") && !result.reason.contains("pw"))
         }
+        #expect(classify(307).reason.contains("nowhere (no Location)"))
         guard case .permanent = classify(200, redirected: true) else {
             Issue.record("a followed redirect is not a delivery")
             return

@@ -211,7 +211,7 @@ enum Python {
     }
 }
 
-/// A fresh directory under the system temp dir, for a file-backed `StateStore`.
+/// A fresh directory under the system temp dir, for a file-backed `SQLiteStore`.
 func makeTemporaryDirectory() throws -> String {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("webhooks-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -231,7 +231,7 @@ struct OutboxHarness {
         receiver = try await WebhookReceiver()
         clock = ManualClock(now: SampleEvents.at.addingTimeInterval(60))
         self.store = try store ?? SQLiteStore(inMemory: ())
-        client = HTTPClient(eventLoopGroupProvider: .singleton)
+        client = WebhookHTTPClient.make()  // as the daemon: redirects are never followed
     }
 
     func target(

@@ -85,8 +85,8 @@ package struct BinanceTickerSource: QuoteSource {
         }
         for row in rows {
             collector.add(
-                market: row.symbol, last: row.lastPrice?.price ?? row.price?.price,
-                bid: row.bidPrice?.price, ask: row.askPrice?.price, exchangeTime: row.closeTime?.date)
+                market: row.symbol, last: row.lastPrice ?? row.price,
+                bid: row.bidPrice, ask: row.askPrice, exchangeTime: row.closeTime?.date)
         }
         return collector
     }

@@ -24,7 +24,7 @@ package struct BitgetTickerSource: QuoteSource {
     package static func decode(_ body: Data, watched: Set<MarketPair>, receivedAt: Date) throws(SourceError) -> [Quote] {
         var collector = QuoteCollector(exchange: .bitget, receivedAt: receivedAt, pairs: watched, marketID: symbol)
         for row in try envelope.watchedRows(Ticker.self, in: body, collector: &collector) {
-            collector.add(market: row.symbol, last: row.lastPr?.price, bid: row.bidPr?.price, ask: row.askPr?.price, exchangeTime: row.ts?.date)
+            collector.add(market: row.symbol, last: row.lastPr, bid: row.bidPr, ask: row.askPr, exchangeTime: row.ts?.date)
         }
         return try collector.finish()
     }

@@ -63,7 +63,7 @@ package struct BithumbTickerSource: QuoteSource {
         var collector = QuoteCollector(exchange: .bithumb, receivedAt: receivedAt, pairs: relevant, marketID: marketID)
         collector.listCount = data.coinCount
         for (coin, ticker) in data.tickers {
-            collector.add(market: "\(coin)_\(quoteCurrency)", last: ticker.closing_price?.price, exchangeTime: data.date?.date)
+            collector.add(market: "\(coin)_\(quoteCurrency)", last: ticker.closing_price, exchangeTime: data.date?.date)
         }
         return try collector.finish()
     }

@@ -34,7 +34,7 @@ package struct BybitTickerSource: QuoteSource {
         collector.listCount = pruned.elementCount ?? list.count
         for row in list {
             collector.add(
-                market: row.symbol, last: row.lastPrice?.price, bid: row.bid1Price?.price, ask: row.ask1Price?.price,
+                market: row.symbol, last: row.lastPrice, bid: row.bid1Price, ask: row.ask1Price,
                 exchangeTime: envelope.time?.date)
         }
         return try collector.finish()

@@ -54,7 +54,7 @@ package struct CoinbaseTickerSource: QuoteSource {
         for case (let product, .success(let fetched?)) in outcomes {
             receivedAt[product] = fetched.receivedAt
             collector.add(
-                market: product, last: fetched.ticker.price?.price, bid: fetched.ticker.bid?.price, ask: fetched.ticker.ask?.price,
+                market: product, last: fetched.ticker.price, bid: fetched.ticker.bid, ask: fetched.ticker.ask,
                 exchangeTime: fetched.time)
         }
         return try collector.finish().map { quote in
@@ -92,7 +92,7 @@ package struct CoinbaseTickerSource: QuoteSource {
         var collector = QuoteCollector(exchange: .coinbase, receivedAt: receivedAt, pairs: [pair], marketID: productID)
         collector.listCount = 1
         collector.add(
-            market: product, last: ticker.price?.price, bid: ticker.bid?.price, ask: ticker.ask?.price,
+            market: product, last: ticker.price, bid: ticker.bid, ask: ticker.ask,
             exchangeTime: try time(of: ticker, product: product))
         guard let quote = try collector.finish().first else {
             throw SourceError(source: ExchangeID.coinbase.rawValue, kind: .empty, message: "no quote for \(product)")

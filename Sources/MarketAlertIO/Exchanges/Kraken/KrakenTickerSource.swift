@@ -72,7 +72,7 @@ package struct KrakenTickerSource: QuoteSource {
         var collector = QuoteCollector(exchange: .kraken, receivedAt: receivedAt, watched: marketIDs)
         collector.listCount = result.count
         for (key, ticker) in result.sorted(by: { $0.key < $1.key }) where marketIDs[key] != nil {
-            collector.add(market: key, last: ticker.c?.first?.price, bid: ticker.b?.first?.price, ask: ticker.a?.first?.price)
+            collector.add(market: key, last: ticker.c?.first, bid: ticker.b?.first, ask: ticker.a?.first)
         }
         return collector
     }

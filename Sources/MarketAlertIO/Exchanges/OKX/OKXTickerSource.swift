@@ -24,7 +24,7 @@ package struct OKXTickerSource: QuoteSource {
     package static func decode(_ body: Data, watched: Set<MarketPair>, receivedAt: Date) throws(SourceError) -> [Quote] {
         var collector = QuoteCollector(exchange: .okx, receivedAt: receivedAt, pairs: watched, marketID: instrumentID)
         for row in try envelope.watchedRows(Ticker.self, in: body, collector: &collector) {
-            collector.add(market: row.instId, last: row.last?.price, bid: row.bidPx?.price, ask: row.askPx?.price, exchangeTime: row.ts?.date)
+            collector.add(market: row.instId, last: row.last, bid: row.bidPx, ask: row.askPx, exchangeTime: row.ts?.date)
         }
         return try collector.finish()
     }

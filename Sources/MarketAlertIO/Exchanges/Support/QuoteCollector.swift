@@ -4,6 +4,8 @@ import MarketAlertCore
 /// Gathers the watched markets out of a decoded ticker list and applies the rules every source shares:
 /// unwatched markets are ignored, a market without any usable price is dropped, an empty list or a list
 /// without any watched market is `.empty` naming the missing markets, and partial presence is fine.
+/// Watched rows with a price field that was sent but unusable (`WirePrice.rejected`) are counted and one is
+/// kept as a sample; `finish()` reports them to the poll's `QuotePollTally` (see `QuoteSource.fetchPoll`).
 struct QuoteCollector {
     let exchange: ExchangeID
     let receivedAt: Date
@@ -14,6 +16,10 @@ struct QuoteCollector {
     private(set) var quotes: [Quote] = []
     private var found: Set<String> = []
     private var unusable: [String] = []
+    /// Watched rows with at least one price field sent but unusable.
+    private(set) var rejectedRows = 0
+    /// The first such row, e.g. `BTCUSDT last "1e39"`.
+    private(set) var rejectedSample: String?
 
     init(exchange: ExchangeID, receivedAt: Date, watched: [String: MarketPair]) {
         self.exchange = exchange
@@ -43,12 +49,28 @@ struct QuoteCollector {
             last: last, bid: bid, ask: ask, exchangeTime: exchangeTime, receivedAt: receivedAt))
     }
 
+    /// Adds one ticker row as sent (see the `Price` variant), counting it when a price field was sent but unusable.
+    mutating func add(market: String, last: WirePrice?, bid: WirePrice? = nil, ask: WirePrice? = nil, exchangeTime: Date? = nil) {
+        guard watched[market] != nil, !found.contains(market) else { return }
+        let rejectedField: (name: String, text: String)? =
+            if let text = last?.rejected { ("last", text) }
+            else if let text = bid?.rejected { ("bid", text) }
+            else if let text = ask?.rejected { ("ask", text) }
+            else { nil }
+        if let rejectedField {
+            rejectedRows += 1
+            if rejectedSample == nil { rejectedSample = "\(market) \(rejectedField.name) \"\(rejectedField.text)\"" }
+        }
+        add(market: market, last: last?.price, bid: bid?.price, ask: ask?.price, exchangeTime: exchangeTime)
+    }
+
     /// Watched markets that were not in the response at all.
     var missing: [String] { watched.keys.filter { !found.contains($0) }.sorted() }
 
     /// The quotes found, sorted by market; throws `.empty` when there are none.
     func finish() throws(SourceError) -> [Quote] {
         let source = exchange.rawValue
+        if rejectedRows > 0 { QuotePollTally.current?.record(rows: rejectedRows, sample: rejectedSample) }
         if listCount == 0, !watched.isEmpty {
             throw SourceError(source: source, kind: .empty, message: "empty ticker list")
         }
@@ -56,7 +78,9 @@ struct QuoteCollector {
             var parts: [String] = []
             if !missing.isEmpty { parts.append("watched markets not in the response: \(missing.joined(separator: ", "))") }
             if !unusable.isEmpty {
-                parts.append("no usable price (zero, negative or unparsable) for: \(unusable.sorted().joined(separator: ", "))")
+                parts.append(
+                    "no usable price (zero, negative, out of range or unparsable) for: \(unusable.sorted().joined(separator: ", "))"
+                        + (rejectedSample.map { " (e.g. \($0))" } ?? ""))
             }
             throw SourceError(source: source, kind: .empty, message: parts.joined(separator: "; "))
         }

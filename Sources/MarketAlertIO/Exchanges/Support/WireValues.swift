@@ -3,23 +3,46 @@ import MarketAlertCore
 
 /// A price as exchanges send it: a JSON string (`"67123.45000000"`) or a JSON number
 /// (`163248000.00000000`, `1.4E-7`), read exactly (numbers go to `Decimal` from their text, never through a
-/// `Double` round trip). Zero, negative, `"NaN"`, empty and unparsable values give `price == nil`, so one bad
-/// field never becomes a price and never fails the whole body; a value of the wrong JSON kind does.
+/// `Double` round trip). Zero, negative, `"NaN"`, empty, padded, full-width, out-of-range (`Price`) and
+/// unparsable values give `price == nil` with the value kept in `rejected`, so one bad field never becomes a
+/// price and never fails the whole body, but is counted (`QuoteCollector`); a value of the wrong JSON kind
+/// fails the body.
 struct WirePrice: Decodable, Sendable {
     let price: Price?
+    /// The value as sent (at most 24 characters, control characters removed) when it was there but unusable;
+    /// nil when the field was null or the price is usable.
+    let rejected: String?
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             price = nil
+            rejected = nil
         } else if let text = try? container.decode(String.self) {
             price = Price(text)
+            rejected = price == nil ? Self.shown(text) : nil
         } else if let decimal = try? container.decode(Decimal.self) {
             price = Price(decimal)
+            rejected = price == nil ? Self.shown(decimal.description) : nil
+        } else if let double = try? container.decode(Double.self) {
+            price = nil  // a number beyond Decimal's range (1e308) is no price
+            rejected = Self.shown(String(double))
         } else {
             throw DecodingError.typeMismatch(
                 Price.self, .init(codingPath: decoder.codingPath, debugDescription: "expected a price (string or number)"))
         }
+    }
+}
+
+extension WirePrice {
+    /// `text` fit for a log line: at most 24 characters, control and bidi-format characters as `?`.
+    static func shown(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars.prefix(24) {
+            let category = scalar.properties.generalCategory
+            shown.unicodeScalars.append(category == .control || category == .format ? "?" : scalar)
+        }
+        return text.unicodeScalars.count > 24 ? shown + "…" : shown
     }
 }
 

@@ -111,7 +111,7 @@ struct UpbitStyleTicker: Decodable {
     static func add(_ rows: [UpbitStyleTicker], to collector: inout QuoteCollector) {
         collector.listCount = rows.count
         for row in rows {
-            collector.add(market: row.market, last: row.trade_price?.price, exchangeTime: (row.trade_timestamp ?? row.timestamp)?.date)
+            collector.add(market: row.market, last: row.trade_price, exchangeTime: (row.trade_timestamp ?? row.timestamp)?.date)
         }
     }
 }
