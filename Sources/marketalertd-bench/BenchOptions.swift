@@ -11,6 +11,7 @@ struct BenchOptions {
     var iterations = 200
     var evalIterations = 2000
     var rss = false
+    var idle = false
     var seconds = 60
     var binary = ".build/release/marketalertd"
     var fixtures: String?
@@ -18,10 +19,12 @@ struct BenchOptions {
     static let usage = """
         usage: marketalertd-bench [--iterations N] [--eval-iterations N] [--fixtures DIR]
                marketalertd-bench --rss [--seconds N] [--binary PATH] [--fixtures DIR]
+               marketalertd-bench --idle [--seconds N] [--binary PATH] [--fixtures DIR]
 
           --iterations N       timed decode runs per payload after warm-up (default 200)
           --eval-iterations N  timed full evaluations after warm-up (default 2000)
           --rss                run the release daemon against local mock exchanges and sample its memory
+          --idle               the same with hourly polls: the daemon's CPU when nothing happens
           --seconds N          how long the daemon runs under --rss (default 60)
           --binary PATH        the daemon to run under --rss (default .build/release/marketalertd)
           --fixtures DIR       recorded payloads (default ./Tests/Fixtures, else the package's)
@@ -48,6 +51,7 @@ struct BenchOptions {
             case "--iterations": options.iterations = try positive(flag)
             case "--eval-iterations": options.evalIterations = try positive(flag)
             case "--rss": options.rss = true
+            case "--idle": options.rss = true; options.idle = true
             case "--seconds": options.seconds = try positive(flag)
             case "--binary": options.binary = try value(flag)
             case "--fixtures": options.fixtures = try value(flag)

@@ -5,8 +5,10 @@ import MarketAlertIO
 /// The daemon's config for the memory run: all 8 exchanges every second, Dunamu for USD/KRW, the two rules
 /// of the evaluation benchmark over 50 assets, JSON alerts on stdout, state in a temporary directory.
 enum DaemonConfig {
-    static func yaml(baseURL: String, stateDirectory: String, assets: [String]) -> String {
-        let exchanges = ExchangeRegistry.standard.ids.map { "  \($0.rawValue): { poll_interval: 1s, timeout: 5s, base_url: \"\(baseURL)\" }" }
+    /// - Parameter pollInterval: `1s` for the load run, `1h` for the idle run (after the first fetches nothing
+    ///   happens but what the daemon does by itself).
+    static func yaml(baseURL: String, stateDirectory: String, assets: [String], pollInterval: String = "1s") -> String {
+        let exchanges = ExchangeRegistry.standard.ids.map { "  \($0.rawValue): { poll_interval: \(pollInterval), timeout: 5s, base_url: \"\(baseURL)\" }" }
         let assetList = "[" + assets.joined(separator: ", ") + "]"
         let global = EvaluationBenchmark.usdtExchanges.map(\.rawValue).joined(separator: ", ")
         return """
@@ -16,7 +18,7 @@ enum DaemonConfig {
             exchanges:
             \(exchanges.joined(separator: "\n"))
             fx:
-              poll_interval: 10s
+              poll_interval: \(pollInterval == "1s" ? "10s" : pollInterval)
               max_age: 15m
               providers:
                 - name: dunamu

@@ -14,6 +14,11 @@ struct DaemonRSSBenchmark {
         var exitStatus: String
         var exitedCleanly: Bool
         var stderrTail: [String]
+        /// CPU seconds the daemon used over the second half of the run, and that half's length.
+        var steadyCPU: (seconds: Double, over: Double)
+
+        /// Share of one core over the second half of the run, in percent.
+        var cpuPercent: Double { steadyCPU.over > 0 ? steadyCPU.seconds / steadyCPU.over * 100 : 0 }
 
         /// Median RSS over the second half of the run.
         var steadyRSS: Int {
@@ -31,6 +36,8 @@ struct DaemonRSSBenchmark {
     let binary: String
     let seconds: Int
     let apis: MockExchangeAPIs
+    /// `1s` (load) or `1h` (idle: one fetch each at start, then nothing from outside).
+    var pollInterval = "1s"
 
     func run() async throws -> Result {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
@@ -40,7 +47,7 @@ struct DaemonRSSBenchmark {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let configPath = directory.appendingPathComponent("marketalertd.yaml").path
-        try DaemonConfig.yaml(baseURL: apis.baseURL, stateDirectory: directory.appendingPathComponent("state").path, assets: apis.assets)
+        try DaemonConfig.yaml(baseURL: apis.baseURL, stateDirectory: directory.appendingPathComponent("state").path, assets: apis.assets, pollInterval: pollInterval)
             .write(toFile: configPath, atomically: true, encoding: .utf8)
         let stdoutPath = directory.appendingPathComponent("stdout.jsonl").path
         let stderrPath = directory.appendingPathComponent("stderr.log").path
@@ -74,6 +81,8 @@ struct DaemonRSSBenchmark {
         }
 
         var samples: [ProcStatus] = []
+        var cpuAtHalf: (cpu: Double, at: ContinuousClock.Instant)?
+        var cpuAtEnd: (cpu: Double, at: ContinuousClock.Instant)?
         var stayedAlive = process.isRunning
         let clock = ContinuousClock()
         var next = clock.now
@@ -85,6 +94,10 @@ struct DaemonRSSBenchmark {
                 break
             }
             samples.append(status)
+            if let cpu = ProcCPU.seconds(pid: pid) {
+                if second == max(1, seconds / 2) { cpuAtHalf = (cpu, clock.now) }
+                cpuAtEnd = (cpu, clock.now)
+            }
             if second % 10 == 0 || second == seconds {
                 print("  t=\(second)s  VmRSS \(ByteText.mb(status.rss))  VmHWM \(ByteText.mb(status.hwm))  threads \(status.threads)")
             }
@@ -117,6 +130,15 @@ struct DaemonRSSBenchmark {
         return Result(
             samples: samples, traffic: traffic, premiumEvents: events.filter { $0.kind == .premium }.map { "\($0.key) \($0.status) \($0.severity.rawValue)" },
             sourceEvents: events.filter { $0.kind == .source }.map { "\($0.key) \($0.status): \($0.summary)" },
-            stayedAlive: stayedAlive, exitStatus: exitStatus, exitedCleanly: exitedCleanly, stderrTail: Array(stderr.suffix(15)))
+            stayedAlive: stayedAlive, exitStatus: exitStatus, exitedCleanly: exitedCleanly, stderrTail: Array(stderr.suffix(15)),
+            steadyCPU: Self.cpu(from: cpuAtHalf, to: cpuAtEnd))
+    }
+
+    private static func cpu(
+        from start: (cpu: Double, at: ContinuousClock.Instant)?, to end: (cpu: Double, at: ContinuousClock.Instant)?
+    ) -> (seconds: Double, over: Double) {
+        guard let start, let end else { return (0, 0) }
+        let elapsed = end.at - start.at
+        return (end.cpu - start.cpu, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 }

@@ -29,3 +29,17 @@ struct ProcStatus: Sendable {
 enum ByteText {
     static func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_000_000) }
 }
+
+/// CPU time a process has used so far, from `/proc/<pid>/stat` (utime + stime, in seconds).
+enum ProcCPU {
+    static func seconds(pid: Int32) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")")
+        else { return nil }
+        // Fields after the command name: state is field 3, utime 14 and stime 15 (1-based).
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return (user + system) / (ticks > 0 ? ticks : 100)
+    }
+}

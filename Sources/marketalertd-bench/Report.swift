@@ -64,6 +64,18 @@ enum Report {
         return (table(rows), verdict)
     }
 
+    /// Idle: after the first fetches nothing comes in; whatever CPU the daemon spends is its own wakeups.
+    static func idle(_ r: DaemonRSSBenchmark.Result, seconds: Int) -> (String, [Verdict]) {
+        let line = String(format: "idle CPU over the last %.0f s: %.3f s (%.3f%% of a core); steady VmRSS %@",
+                          r.steadyCPU.over, r.steadyCPU.seconds, r.cpuPercent, ByteText.mb(r.steadyRSS))
+        return (line, [
+            Verdict(pass: r.stayedAlive && r.exitedCleanly, text: "idle daemon ran \(r.samples.count) of \(seconds) s; SIGTERM: \(r.exitStatus)"),
+            Verdict(pass: r.cpuPercent < idleCPUBudget, text: String(format: "idle CPU %.3f%% of a core (budget %.1f%%)", r.cpuPercent, idleCPUBudget)),
+        ])
+    }
+
+    static let idleCPUBudget = 0.1
+
     static func rss(_ r: DaemonRSSBenchmark.Result, seconds: Int) -> (String, [Verdict]) {
         var lines: [String] = []
         var rows = [["source", "requests", "polls"]]
@@ -72,6 +84,7 @@ enum Report {
             rows.append([name, "\(t.requests)", "\(t.polls)"])
         }
         lines.append(table(rows))
+        lines.append(String(format: "CPU over the last %.0f s: %.2f s (%.2f%% of a core)", r.steadyCPU.over, r.steadyCPU.seconds, r.cpuPercent))
         if let last = r.samples.last {
             lines.append("samples \(r.samples.count); steady VmRSS (median of last half) \(ByteText.mb(r.steadyRSS)); peak VmHWM \(ByteText.mb(r.peakRSS)); "
                 + "at the end RssAnon \(ByteText.mb(last.rssAnon)), RssFile \(ByteText.mb(last.rssFile)), threads \(last.threads)")

@@ -4,6 +4,7 @@ import Foundation
 //   decode of a full-size Binance /ticker/24hr list (~3,000 symbols) < 10 ms
 //   one full premium evaluation, 8 exchanges × 50 assets          < 1 ms
 //   steady resident memory of the running release daemon under that load < 40 MB   (--rss)
+//   CPU of the running release daemon when nothing happens < 0.1% of a core         (--idle)
 
 let options: BenchOptions
 do {
@@ -22,17 +23,18 @@ do {
     let shapes = try ExchangeRowShapes(fixtures: fixtures, binanceList: list)
     print("watched assets (\(markets.assets.count)): \(markets.assets.joined(separator: " "))")
     if options.rss {
-        print("\nDaemon memory: \(options.binary), \(options.seconds) s, 8 exchanges × 50 assets at poll_interval 1s (+ Dunamu USD/KRW)")
+        let interval = options.idle ? "1h" : "1s"
+        print("\nDaemon \(options.idle ? "idle" : "memory"): \(options.binary), \(options.seconds) s, 8 exchanges × 50 assets at poll_interval \(interval) (+ Dunamu USD/KRW)")
         let apis = try await MockExchangeAPIs(markets: markets, list: list, shapes: shapes)
         let result: DaemonRSSBenchmark.Result
         do {
-            result = try await DaemonRSSBenchmark(binary: options.binary, seconds: options.seconds, apis: apis).run()
+            result = try await DaemonRSSBenchmark(binary: options.binary, seconds: options.seconds, apis: apis, pollInterval: interval).run()
         } catch {
             await apis.shutdown()
             throw error
         }
         await apis.shutdown()
-        let (text, rssVerdicts) = Report.rss(result, seconds: options.seconds)
+        let (text, rssVerdicts) = options.idle ? Report.idle(result, seconds: options.seconds) : Report.rss(result, seconds: options.seconds)
         print(text)
         verdicts += rssVerdicts
     } else {

@@ -11,18 +11,20 @@ extension AlertEngine {
         recordSource(exchange.rawValue, error: nil, now: now, into: &out)
         let settled = gate.answered(exchange.rawValue)
         if settled && gate.isSettled { out.log(.info, "every source has answered; evaluating") }
-        evaluatePremiums(involving: [exchange], now: now, into: &out)
+        // A stream batch re-evaluates only the assets it carries; a snapshot (or the first answer) all of them.
+        let assets: Set<String>? = delivery == .update && !settled ? Set(quotes.map(\.base)) : nil
+        evaluatePremiums(involving: [exchange], assets: assets, now: now, into: &out)
     }
 
     /// Evaluates the settled rules (those involving `exchanges`, when given) and collects their transitions.
-    mutating func evaluatePremiums(involving exchanges: Set<ExchangeID>?, now: Date, into out: inout EngineOutput) {
+    mutating func evaluatePremiums(involving exchanges: Set<ExchangeID>?, assets: Set<String>? = nil, now: Date, into out: inout EngineOutput) {
         guard !settings.premium.rules.isEmpty else { return }
         let converter = CurrencyConverter(
             reference: settings.premium.reference, stablecoinsAs: settings.premium.stablecoinsAs, usdRates: fxSelected)
         let gate = gate
         let premiumSettings = settings.premium
         let decisions = premium.evaluate(
-            settings: premiumSettings, book: book, converter: converter, now: now, onlyInvolving: exchanges
+            settings: premiumSettings, book: book, converter: converter, now: now, onlyInvolving: exchanges, assets: assets
         ) { rule in gate.isSettled(rule, needsFX: premiumSettings.needsFX(rule)) }
         for decision in decisions {
             if decision.stateChanged || decision.action != .none {

@@ -27,7 +27,8 @@ package struct PremiumEvaluator: Sendable {
     /// `now`.
     package mutating func evaluate(
         settings: PremiumSettings, book: QuoteBook, converter: CurrencyConverter, now: Date,
-        onlyInvolving exchanges: Set<ExchangeID>? = nil, including include: (PremiumRule) -> Bool = { _ in true }
+        onlyInvolving exchanges: Set<ExchangeID>? = nil, assets onlyAssets: Set<String>? = nil,
+        including include: (PremiumRule) -> Bool = { _ in true }
     ) -> [PremiumDecision] {
         var decisions: [PremiumDecision] = []
         for rule in settings.rules {
@@ -35,6 +36,7 @@ package struct PremiumEvaluator: Sendable {
             guard include(rule) else { continue }
             let policy = LeveledAlertPolicy(rule)
             for asset in rule.assets {
+                if let onlyAssets, !onlyAssets.contains(asset) { continue }
                 let key = PremiumEvents.key(rule: rule.name, asset: asset)
                 var observation = PremiumCalculator.observe(
                     rule: rule, asset: asset, book: book, converter: converter, maxQuoteAge: settings.maxQuoteAge, now: now)

@@ -5,6 +5,8 @@ import Synchronization
 package struct EngineInbox: Sendable {
     enum Input: Sendable {
         case event(EngineEvent)
+        /// Stream quotes of this exchange wait in the mailbox (posted once per non-empty mailbox).
+        case mailbox(ExchangeID)
         /// A deadline the loop scheduled may have fallen due.
         case wake
     }
@@ -12,6 +14,7 @@ package struct EngineInbox: Sendable {
     let continuation: AsyncStream<Input>.Continuation
     let stream: AsyncStream<Input>
     private let counter = SentCounter()
+    let mailbox = QuoteMailbox()
 
     package init() {
         (stream, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
@@ -19,6 +22,14 @@ package struct EngineInbox: Sendable {
 
     package func send(_ event: EngineEvent) {
         if case .enqueued = continuation.yield(.event(event)) { counter.value.add(1, ordering: .relaxed) }
+    }
+
+    /// Stream quotes, coalesced: the latest quote per market wins until the loop takes the batch, so a market
+    /// sending hundreds of messages a second cannot back up the engine (its queue holds one entry per
+    /// exchange, its mailbox one quote per market).
+    package func post(_ quotes: [Quote], from exchange: ExchangeID) {
+        guard mailbox.put(quotes, from: exchange) else { return }
+        if case .enqueued = continuation.yield(.mailbox(exchange)) { counter.value.add(1, ordering: .relaxed) }
     }
 
     /// Inputs accepted so far (with `EngineLoop.handled`, tells tests when the engine has caught up).

@@ -43,6 +43,9 @@ package actor EngineLoop {
             switch input {
             case .event(let event):
                 await perform(engine.handle(event, now: now))
+            case .mailbox(let exchange):
+                let quotes = inbox.mailbox.take(exchange)
+                if !quotes.isEmpty { await perform(engine.handle(.quotes(exchange, quotes, .update), now: now)) }
             case .wake:
                 scheduledWake = nil
                 if let due = engine.nextDeadline(after: now), due <= now {
