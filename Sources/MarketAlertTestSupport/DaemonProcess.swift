@@ -33,7 +33,8 @@ package final class DaemonProcess: Sendable {
 
     package static var binaryExists: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
 
-    package init(arguments: [String], environment: [String: String] = [:], workingDirectory: URL? = nil) throws {
+    /// - Parameter stdoutFile: write the daemon's stdout to this file (`/dev/full`, say) instead of a pipe.
+    package init(arguments: [String], environment: [String: String] = [:], workingDirectory: URL? = nil, stdoutFile: String? = nil) throws {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
@@ -46,7 +47,11 @@ package final class DaemonProcess: Sendable {
         if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         let stdout = Pipe()
         let stderr = Pipe()
-        process.standardOutput = stdout
+        if let stdoutFile, let handle = FileHandle(forWritingAtPath: stdoutFile) {
+            process.standardOutput = handle
+        } else {
+            process.standardOutput = stdout
+        }
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         self.process = process

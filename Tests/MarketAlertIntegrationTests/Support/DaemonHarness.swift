@@ -86,10 +86,10 @@ struct DaemonHarness {
         """
     }
 
-    func start(arguments: [String] = [], environment: [String: String] = [:]) throws -> DaemonProcess {
+    func start(arguments: [String] = [], environment: [String: String] = [:], stdoutFile: String? = nil) throws -> DaemonProcess {
         try DaemonProcess(
             arguments: ["run", "--config", configPath] + arguments,
-            environment: ["OXR_APP_ID": "test-app-id"].merging(environment) { $1 }, workingDirectory: directory)
+            environment: ["OXR_APP_ID": "test-app-id"].merging(environment) { $1 }, workingDirectory: directory, stdoutFile: stdoutFile)
     }
 
     /// The usual start of a premium test: BTC quoted at `btc` on the three mock exchanges, the standard config

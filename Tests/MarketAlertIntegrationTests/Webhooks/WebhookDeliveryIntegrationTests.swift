@@ -1,6 +1,7 @@
 import Foundation
 import MarketAlertCore
 import MarketAlertTestSupport
+import MarketAlertIO
 import Testing
 
 /// The built daemon's webhook outbox against a receiver route on the local mock server: notifications
@@ -110,5 +111,27 @@ struct WebhookDeliveryIntegrationTests {
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(6)) == 0, "stderr: \(daemon.stderrLines.suffix(10))")
         #expect(ContinuousClock.now - stopping < .seconds(5))
+    }
+
+    @Test func aStdoutThatCannotBeWrittenIsAFailedDeliveryLoggedWhileTheWebhookStillGetsTheAlert() async throws {
+        let apis = try await MockMarketAPIs()
+        let harness = try DaemonHarness(apis: apis)
+        defer { harness.cleanUp() }
+        let receiver = MockWebhookReceiver(on: apis.server, answer: .status(200))
+        apis.set("binance", "BTC", "100000.00")
+        apis.set("bybit", "BTC", "100000.00")
+        apis.set("upbit", "BTC", "140000000")
+        try harness.writeConfig(harness.standardConfig(webhooks: Self.webhooks(receiver, timeout: "2s")))
+        let daemon = try harness.start(environment: ["WEBHOOK_SECRET": Self.secret], stdoutFile: "/dev/full")
+        defer { daemon.terminate() }
+        try await daemon.waitUntilRunning()
+        apis.set("bybit", "BTC", "100200.00")
+        try await daemon.waitUntil("the webhook delivery", timeout: .seconds(10)) { !receiver.acceptedIDs.isEmpty }
+        try await daemon.waitForLine("the failed stdout write", stderr: true) { $0.contains("notification not delivered") && $0.contains("stdout") }
+        #expect(daemon.isRunning)
+        // Not marked delivered: the notification is still pending in the state store for stdout.
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(try await SQLiteStore(directory: harness.stateDirectory).pendingEvents().map(\.id) == receiver.acceptedIDs)
     }
 }
