@@ -19,8 +19,13 @@ extension AlertEngine {
     /// Evaluates the settled rules (those involving `exchanges`, when given) and collects their transitions.
     mutating func evaluatePremiums(involving exchanges: Set<ExchangeID>?, assets: Set<String>? = nil, now: Date, into out: inout EngineOutput) {
         guard !settings.premium.rules.isEmpty else { return }
-        let converter = CurrencyConverter(
-            reference: settings.premium.reference, stablecoinsAs: settings.premium.stablecoinsAs, usdRates: fxSelected)
+        if converter.usdRates != fxSelected || converter.reference != settings.premium.reference
+            || converter.stablecoinsAs != settings.premium.stablecoinsAs
+        {
+            converter = CurrencyConverter(
+                reference: settings.premium.reference, stablecoinsAs: settings.premium.stablecoinsAs, usdRates: fxSelected)
+        }
+        let converter = converter
         let gate = gate
         let premiumSettings = settings.premium
         let decisions = premium.evaluate(

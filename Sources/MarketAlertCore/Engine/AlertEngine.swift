@@ -25,6 +25,8 @@ package struct AlertEngine: Sendable {
     var fxBook = FXRateBook()
     var fxFailover: FXFailover?
     var fxSelected: [String: FXRate] = [:]
+    /// Rebuilt only when the FX selection or the premium settings change (it precomputes its factors).
+    var converter = CurrencyConverter(reference: "USD", stablecoinsAs: [:], usdRates: [:])
     var fxAlerts: [String: LeveledAlertStateMachine] = [:]
     /// The FX guard: last accepted rate per currency, and a jump held for confirmation.
     var fxAccepted: [String: FXRate] = [:]

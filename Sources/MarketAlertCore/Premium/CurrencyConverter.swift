@@ -9,14 +9,26 @@ package struct CurrencyConverter: Sendable {
     /// Fresh `USD/<fiat>` rates by fiat code, e.g. `["KRW": USD/KRW 1380]`.
     package var usdRates: [String: FXRate]
 
+    /// Factor and rates per currency, computed once: evaluation asks for them for every quote, and must not
+    /// build an array of rates each time.
+    private var table: [String: (factor: Double, rates: [FXRate])] = [:]
+
     package init(reference: String, stablecoinsAs: [String: String], usdRates: [String: FXRate]) {
         self.reference = reference
         self.stablecoinsAs = stablecoinsAs
         self.usdRates = usdRates
+        for currency in Set([reference, "USD"]).union(usdRates.keys).union(stablecoinsAs.keys) {
+            if let conversion = compute(1, currency: currency) { table[currency] = (conversion.value, conversion.rates) }
+        }
     }
 
     /// `value` in `currency` expressed in the reference currency, with the rates it needed; nil without a rate.
     package func toReference(_ value: Double, currency: String) -> (value: Double, rates: [FXRate])? {
+        if let entry = table[currency] { return (value * entry.factor, entry.rates) }
+        return compute(value, currency: currency)
+    }
+
+    private func compute(_ value: Double, currency: String) -> (value: Double, rates: [FXRate])? {
         let fiat = stablecoinsAs[currency] ?? currency
         if fiat == reference { return (value, []) }
         var rates: [FXRate] = []

@@ -36,43 +36,47 @@ package enum PremiumCalculator {
         rule: PremiumRule, asset: String, book: QuoteBook, converter: CurrencyConverter, maxQuoteAge: Duration, now: Date
     ) -> PremiumObservation? {
         let oldest = now.addingTimeInterval(-maxQuoteAge.seconds)
-        var candidates: [(quote: Quote, factor: Double, rates: [FXRate])] = []
-        candidates.reserveCapacity(rule.exchanges.count)
-        for exchange in rule.exchanges {
-            guard let quote = firstListedQuote(exchange: exchange, asset: asset, quotes: rule.quotes, book: book) else { continue }
-            guard quote.at >= oldest else { continue }
-            guard let conversion = converter.toReference(1, currency: quote.quote) else { continue }
-            candidates.append((quote, conversion.value, conversion.rates))
-        }
-        guard candidates.count >= 2 else { return nil }
         switch rule.basis {
         case .last, .mid:
-            var best: (high: PricedQuote, low: PricedQuote)?
-            var priced: [PricedQuote] = []
-            for candidate in candidates {
-                let sideName = rule.basis == .last ? "last" : "mid"
-                guard let price = rule.basis == .last ? candidate.quote.last : candidate.quote.mid else { continue }
+            // One pass, no intermediate arrays: the dearest, the cheapest, and the first two priced (for the
+            // all-equal case).
+            let sideName = rule.basis == .last ? "last" : "mid"
+            var high: PricedQuote?
+            var low: PricedQuote?
+            var second: PricedQuote?
+            var count = 0
+            for exchange in rule.exchanges {
+                guard let quote = firstListedQuote(exchange: exchange, asset: asset, quotes: rule.quotes, book: book),
+                      quote.at >= oldest,
+                      let conversion = converter.toReference(1, currency: quote.quote),
+                      let price = rule.basis == .last ? quote.last : quote.mid
+                else { continue }
                 let side = PricedQuote(
-                    quote: candidate.quote, side: sideName, price: price, priceRef: price.value * candidate.factor, rates: candidate.rates)
+                    quote: quote, side: sideName, price: price, priceRef: price.value * conversion.value, rates: conversion.rates)
                 guard side.priceRef.isFinite, side.priceRef > 0 else { continue }
-                priced.append(side)
-                if var current = best {
-                    if side.priceRef > current.high.priceRef { current.high = side }
-                    if side.priceRef < current.low.priceRef { current.low = side }
-                    best = current
-                } else {
-                    best = (side, side)
-                }
+                count += 1
+                if count == 2 { second = side }
+                if high.map({ side.priceRef > $0.priceRef }) ?? true { high = side }
+                if low.map({ side.priceRef < $0.priceRef }) ?? true { low = side }
             }
-            guard var best, priced.count >= 2 else { return nil }
-            if best.high.quote.exchange == best.low.quote.exchange {
+            guard count >= 2, let dear = high, var cheap = low else { return nil }
+            if dear.quote.exchange == cheap.quote.exchange, let second {
                 // Every price is equal: the premium is 0 between the first two exchanges.
-                best.low = priced[1]
+                cheap = second
             }
-            let pct = (best.high.priceRef - best.low.priceRef) / best.low.priceRef * 100
+            let pct = (dear.priceRef - cheap.priceRef) / cheap.priceRef * 100
             guard pct.isFinite else { return nil }
-            return PremiumObservation(asset: asset, pct: pct, high: best.high, low: best.low)
+            return PremiumObservation(asset: asset, pct: pct, high: dear, low: cheap)
         case .bidask:
+            var candidates: [(quote: Quote, factor: Double, rates: [FXRate])] = []
+            candidates.reserveCapacity(rule.exchanges.count)
+            for exchange in rule.exchanges {
+                guard let quote = firstListedQuote(exchange: exchange, asset: asset, quotes: rule.quotes, book: book) else { continue }
+                guard quote.at >= oldest else { continue }
+                guard let conversion = converter.toReference(1, currency: quote.quote) else { continue }
+                candidates.append((quote, conversion.value, conversion.rates))
+            }
+            guard candidates.count >= 2 else { return nil }
             var best: PremiumObservation?
             for seller in candidates {
                 guard let bid = seller.quote.bid else { continue }

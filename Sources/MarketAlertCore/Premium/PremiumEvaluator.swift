@@ -21,7 +21,18 @@ package struct PremiumEvaluator: Sendable {
     /// machines see no value (nothing fires or resolves on it).
     package private(set) var implausible: [String: PremiumObservation] = [:]
 
+    /// `premium/<rule>/<asset>` per rule name and asset, built once per rule set: evaluation must not build
+    /// key strings on every quote.
+    private var keys: [String: [String: String]] = [:]
+
     package init(states: [String: LeveledAlertStateMachine] = [:]) { self.states = states }
+
+    private mutating func key(rule: String, asset: String) -> String {
+        if let key = keys[rule]?[asset] { return key }
+        let key = PremiumEvents.key(rule: rule, asset: asset)
+        keys[rule, default: [:]][asset] = key
+        return key
+    }
 
     /// Evaluates the rules (or only those involving `exchanges`, when given; only those `include` admits) at
     /// `now`.
@@ -37,7 +48,7 @@ package struct PremiumEvaluator: Sendable {
             let policy = LeveledAlertPolicy(rule)
             for asset in rule.assets {
                 if let onlyAssets, !onlyAssets.contains(asset) { continue }
-                let key = PremiumEvents.key(rule: rule.name, asset: asset)
+                let key = key(rule: rule.name, asset: asset)
                 var observation = PremiumCalculator.observe(
                     rule: rule, asset: asset, book: book, converter: converter, maxQuoteAge: settings.maxQuoteAge, now: now)
                 if let seen = observation, seen.pct > rule.maxPlausiblePct {
@@ -64,6 +75,7 @@ package struct PremiumEvaluator: Sendable {
     /// Forgets keys of rules or assets that are no longer configured (after a reload).
     package mutating func retain(settings: PremiumSettings) -> [String] {
         let live = Set(settings.rules.flatMap { rule in rule.assets.map { PremiumEvents.key(rule: rule.name, asset: $0) } })
+        keys = [:]
         let gone = states.keys.filter { !live.contains($0) }
         for key in gone {
             states[key] = nil
