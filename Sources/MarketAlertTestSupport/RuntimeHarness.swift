@@ -37,19 +37,27 @@ package final class RuntimeHarness: Sendable {
         task = Task { try? await runtime.run() }
     }
 
-    /// Waits until producers, engine and timer are all at rest.
+    /// Waits until producers, engine and timer are all at rest: the engine has handled every input, its
+    /// deadline timer (if armed) sleeps on the clock, and so do `producers` more tasks.
     package func settle(producers expected: Int? = nil) async {
         let expected = expected ?? producers
         while true {
-            await clock.waitForSleepers(expected)
-            let idle = await runtime.loop.idleState
-            guard idle.caughtUp else {
+            var idle = await runtime.loop.idleState
+            while !idle.caughtUp {
                 await Task.yield()
-                continue
+                idle = await runtime.loop.idleState
             }
-            if idle.timerArmed { await clock.waitForSleepers(expected + 1) }
+            // The timer task registers its sleep a moment after the loop arms it: wait until it has.
+            let timer = idle.wake.map { $0 > clock.now() } ?? false
+            if timer, let wake = idle.wake {
+                while !clock.pendingDeadlines.contains(wake) {
+                    await Task.yield()
+                    if await runtime.loop.idleState.wake != wake { break }
+                }
+            }
+            await clock.waitForSleepers(expected + (timer ? 1 : 0))
             let again = await runtime.loop.idleState
-            if again.caughtUp { return }
+            if again.caughtUp && again.wake == idle.wake { return }
         }
     }
 

@@ -10,7 +10,7 @@ struct Verdict {
 
 enum Report {
     static let decodeBudget = 0.010
-    static let evaluationBudget = 0.001
+    static let evaluationBudget = 50e-6
     /// 40 MB as 40,000,000 bytes (the stricter reading).
     static let rssBudget = 40_000_000
 
@@ -63,6 +63,19 @@ enum Report {
                               text: "evaluate \(r.rules) rules × 50 assets over 8 exchanges: median \(us(r.samples.median)), p90 \(us(r.samples.p90)) (budget \(us(evaluationBudget)))")
         return (table(rows), verdict)
     }
+
+    static func incremental(_ samples: Samples) -> (String, Verdict) {
+        let rows = [
+            ["incremental", "runs", "min", "median", "p90", "max"],
+            ["one quote, one exchange, one asset", "\(samples.count)", us(samples.min), us(samples.median), us(samples.p90), us(samples.max)],
+        ]
+        let verdict = Verdict(
+            pass: samples.median < incrementalBudget,
+            text: "one stream quote through the engine: median \(us(samples.median)), p90 \(us(samples.p90)) (budget \(us(incrementalBudget)))")
+        return (table(rows), verdict)
+    }
+
+    static let incrementalBudget = 5e-6
 
     /// Idle: after the first fetches nothing comes in; whatever CPU the daemon spends is its own wakeups.
     static func idle(_ r: DaemonRSSBenchmark.Result, seconds: Int) -> (String, [Verdict]) {

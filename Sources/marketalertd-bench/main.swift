@@ -2,7 +2,8 @@ import Foundation
 
 // marketalertd-bench: the performance budgets, measured (see BenchOptions for the flags, scripts/bench).
 //   decode of a full-size Binance /ticker/24hr list (~3,000 symbols) < 10 ms
-//   one full premium evaluation, 8 exchanges × 50 assets          < 1 ms
+//   one full premium evaluation, 8 exchanges × 50 assets          < 50 µs
+//   one stream quote through the engine (incremental)             < 5 µs
 //   steady resident memory of the running release daemon under that load < 40 MB   (--rss)
 //   CPU of the running release daemon when nothing happens < 0.1% of a core         (--idle)
 
@@ -49,6 +50,12 @@ do {
         let (evaluationTable, evaluationVerdict) = Report.evaluation(evaluation)
         print(evaluationTable)
         verdicts.append(evaluationVerdict)
+
+        print("\nIncremental evaluation (AlertEngine.handle of one stream quote: book, health, one rule × one asset)")
+        let incremental = IncrementalBenchmark(markets: markets).run(iterations: options.evalIterations * 5)
+        let (incrementalTable, incrementalVerdict) = Report.incremental(incremental)
+        print(incrementalTable)
+        verdicts.append(incrementalVerdict)
     }
 } catch {
     print("FAIL bench could not run: \(error)")

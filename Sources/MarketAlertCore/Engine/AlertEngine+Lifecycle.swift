@@ -91,7 +91,11 @@ extension AlertEngine {
         return parts.joined(separator: "; ")
     }
 
-    mutating func updateStatus(now: Date, into out: inout EngineOutput) {
+    /// Emits the status line when the settle state changed (or at start); the shell refreshes it otherwise, at
+    /// most once a second (`EngineLoop`), so a streaming market does not rebuild it on every quote.
+    mutating func updateStatus(now: Date, into out: inout EngineOutput, force: Bool = false) {
+        guard force || gate.isSettled != lastStatusSettled else { return }
+        lastStatusSettled = gate.isSettled
         let line = statusLine(now: now)
         guard line != lastStatus else { return }
         lastStatus = line

@@ -12,12 +12,15 @@ extension AlertEngine {
         let settled = gate.answered(exchange.rawValue)
         if settled && gate.isSettled { out.log(.info, "every source has answered; evaluating") }
         // A stream batch re-evaluates only the assets it carries; a snapshot (or the first answer) all of them.
-        let assets: Set<String>? = delivery == .update && !settled ? Set(quotes.map(\.base)) : nil
-        evaluatePremiums(involving: [exchange], assets: assets, now: now, into: &out)
+        if delivery == .update && !settled {
+            evaluatePremiums(involving: [exchange], assets: AssetFilter(quotes), now: now, into: &out)
+        } else {
+            evaluatePremiums(involving: [exchange], now: now, into: &out)
+        }
     }
 
     /// Evaluates the settled rules (those involving `exchanges`, when given) and collects their transitions.
-    mutating func evaluatePremiums(involving exchanges: Set<ExchangeID>?, assets: Set<String>? = nil, now: Date, into out: inout EngineOutput) {
+    mutating func evaluatePremiums(involving exchanges: Set<ExchangeID>?, assets: AssetFilter = .all, now: Date, into out: inout EngineOutput) {
         guard !settings.premium.rules.isEmpty else { return }
         if converter.usdRates != fxSelected || converter.reference != settings.premium.reference
             || converter.stablecoinsAs != settings.premium.stablecoinsAs

@@ -42,6 +42,7 @@ package struct AlertEngine: Sendable {
     /// event, so they must be cheap).
     var ipoWake: Date?
     var lastStatus: String?
+    var lastStatusSettled = false
     let startedAt: Date
 
     /// States restored from the store.
@@ -74,7 +75,7 @@ package struct AlertEngine: Sendable {
     package mutating func start(now: Date) -> [EngineAction] {
         var out = EngineOutput()
         if !gate.isSettled { out.log(.info, "waiting for the first answer of \(awaitedSources.joined(separator: ", ")) before evaluating") }
-        updateStatus(now: now, into: &out)
+        updateStatus(now: now, into: &out, force: true)
         return out.actions
     }
 

@@ -38,7 +38,7 @@ package struct PremiumEvaluator: Sendable {
     /// `now`.
     package mutating func evaluate(
         settings: PremiumSettings, book: QuoteBook, converter: CurrencyConverter, now: Date,
-        onlyInvolving exchanges: Set<ExchangeID>? = nil, assets onlyAssets: Set<String>? = nil,
+        onlyInvolving exchanges: Set<ExchangeID>? = nil, assets filter: AssetFilter = .all,
         including include: (PremiumRule) -> Bool = { _ in true }
     ) -> [PremiumDecision] {
         var decisions: [PremiumDecision] = []
@@ -47,7 +47,7 @@ package struct PremiumEvaluator: Sendable {
             guard include(rule) else { continue }
             let policy = LeveledAlertPolicy(rule)
             for asset in rule.assets {
-                if let onlyAssets, !onlyAssets.contains(asset) { continue }
+                guard filter.contains(asset) else { continue }
                 let key = key(rule: rule.name, asset: asset)
                 var observation = PremiumCalculator.observe(
                     rule: rule, asset: asset, book: book, converter: converter, maxQuoteAge: settings.maxQuoteAge, now: now)
@@ -96,5 +96,26 @@ package struct PremiumEvaluator: Sendable {
             }
         }
         return earliest
+    }
+}
+
+/// Which assets an evaluation covers: all, or those a stream batch carries (a few quotes are scanned, a
+/// large batch is put in a set; a single quote allocates nothing).
+package enum AssetFilter: Sendable {
+    case all
+    case quotes([Quote])
+    case set(Set<String>)
+
+    package init(_ quotes: [Quote]) {
+        self = quotes.count <= 8 ? .quotes(quotes) : .set(Set(quotes.map(\.base)))
+    }
+
+    @inline(__always)
+    func contains(_ asset: String) -> Bool {
+        switch self {
+        case .all: true
+        case .quotes(let quotes): quotes.contains { $0.base == asset }
+        case .set(let assets): assets.contains(asset)
+        }
     }
 }

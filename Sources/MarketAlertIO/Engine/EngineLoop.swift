@@ -18,6 +18,9 @@ package actor EngineLoop {
     private var timer: Task<Void, Never>?
     private var scheduledWake: Date?
     private var lastWatchdog: Date?
+    /// The status line is refreshed at most once a second, after inputs changed something.
+    private var lastStatus: (line: String, at: Date)?
+    private var statusDirty = false
     /// Inputs (events and timer wakes) handled so far; with `EngineInbox.sent`, tells tests the loop has
     /// caught up.
     package private(set) var handled = 0
@@ -52,6 +55,8 @@ package actor EngineLoop {
                     await perform(engine.advance(now: now))
                 }
             }
+            statusDirty = true
+            refreshStatusIfDue(now: now)
             pingWatchdogIfDue(now: now)
             reschedule()
             handled += 1
@@ -61,8 +66,8 @@ package actor EngineLoop {
         timer = nil
     }
 
-    /// Whether every event sent so far has been handled, and whether a deadline timer is armed.
-    package var idleState: (caughtUp: Bool, timerArmed: Bool) { (handled >= inbox.sent, scheduledWake != nil) }
+    /// Whether every input sent so far has been handled, and when the deadline timer (if armed) wakes.
+    package var idleState: (caughtUp: Bool, wake: Date?) { (handled >= inbox.sent, scheduledWake) }
 
     /// A read of the engine as it stands (status, `once`, the HTTP API).
     package func snapshot<T: Sendable>(_ read: @Sendable (AlertEngine) -> T) -> T { read(engine) }
@@ -73,6 +78,7 @@ package actor EngineLoop {
             case .publish(let publication):
                 await publisher.publish(publication)
             case .status(let line):
+                lastStatus = (line, clock.now())
                 logger.debug("status: \(line)")
                 lifecycle.status(line)
             case .log(let line):
@@ -80,6 +86,18 @@ package actor EngineLoop {
                 logger.log(level: line.level.loggerLevel, "\(line.message)", metadata: metadata)
             }
         }
+    }
+
+    private func refreshStatusIfDue(now: Date) {
+        guard statusDirty else { return }
+        if let last = lastStatus, now.timeIntervalSince(last.at) < 1 { return }
+        statusDirty = false
+        let line = engine.statusLine(now: now)
+        if line != lastStatus?.line {
+            logger.debug("status: \(line)")
+            lifecycle.status(line)
+        }
+        lastStatus = (line, now)
     }
 
     private func pingWatchdogIfDue(now: Date) {
@@ -94,6 +112,10 @@ package actor EngineLoop {
     private func reschedule() {
         let now = clock.now()
         var wake = engine.nextDeadline(after: now)
+        if statusDirty, let last = lastStatus {
+            let due = last.at.addingTimeInterval(1)
+            wake = min(wake ?? due, due)
+        }
         if let interval = lifecycle.watchdogInterval {
             let ping = (lastWatchdog ?? now).addingTimeInterval(interval.seconds)
             wake = min(wake ?? ping, ping)
