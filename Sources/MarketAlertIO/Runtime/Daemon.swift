@@ -64,7 +64,9 @@ package enum Daemon {
     /// `marketalertd once`: one poll of every enabled source, one evaluation, the alerts a first evaluation
     /// emits (to stdout, in the configured format), then a table of premiums and IPO states. Touches no
     /// state store, so it never suppresses or repeats the daemon's own notifications.
-    package static func once(configPath: String, logger: Logger, clock: any DaemonClock = SystemClock()) async -> (code: Int32, report: String) {
+    package static func once(
+        configPath: String, logger: Logger, clock: any DaemonClock = SystemClock(), includeClosed: Bool = false
+    ) async -> (code: Int32, report: String) {
         let settings: Settings
         do throws(ConfigError) {
             settings = try ConfigLoader.load(path: configPath).settings
@@ -79,8 +81,9 @@ package enum Daemon {
         let supervisor = Supervisor(settings: settings, components: wiring.components(), clock: clock, store: nil, sink: stdout, logger: logger)
         await supervisor.runOnce()
         let report = OnceReport.render(
-            premiums: await supervisor.premiumTable(), reference: settings.premium.reference, ipo: await supervisor.ipoLines(),
-            health: await supervisor.sourceHealth())
+            premiums: await supervisor.premiumTable(), reference: settings.premium.reference, ipo: await supervisor.ipoSnapshot(),
+            health: await supervisor.sourceHealth(), now: clock.now(), displayTimeZones: settings.displayTimeZones,
+            includeClosed: includeClosed)
         try? await client.shutdown()
         return (0, report)
     }

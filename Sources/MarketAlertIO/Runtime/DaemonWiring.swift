@@ -97,13 +97,5 @@ package struct DaemonWiring: Sendable {
 }
 
 extension IPOWatcher: IPOComponent {
-    package func describeOfferings() async -> [String] {
-        snapshot().map { status in
-            let dates = "\(status.subscriptionStart?.iso ?? "?")..\(status.subscriptionEnd?.iso ?? "?")"
-            let price = status.price.map { " price \(NumberText.price($0)) \(status.currency)\(status.priceIsProvisional ? " (not final)" : "")" } ?? ""
-            return "\(status.code) \(status.name) (\(status.market ?? "-")): \(status.state.rawValue), subscription \(dates) \(status.timeZone)\(price)"
-        }
-    }
-
     package func openWindowCount() async -> Int { snapshot().filter(\.isOpen).count }
 }

@@ -16,8 +16,8 @@ package protocol FXComponent: SupervisedComponent {
 
 /// The IPO side as the status line and `once` see it.
 package protocol IPOComponent: SupervisedComponent {
-    /// Lines describing every tracked offering and its state (for `once`).
-    func describeOfferings() async -> [String]
+    /// Every tracked offering with its state now (for `once`).
+    func snapshot() async -> [IPOOfferingStatus]
     /// How many subscription windows are open (or on their last day) now.
     func openWindowCount() async -> Int
 }

@@ -363,7 +363,7 @@ package actor Supervisor: SourceHealthReporter {
         }
     }
 
-    package func ipoLines() async -> [String] { await ipo?.component.describeOfferings() ?? [] }
+    package func ipoSnapshot() async -> [IPOOfferingStatus] { await ipo?.component.snapshot() ?? [] }
 
     package func sourceHealth() -> [String: SourceHealth] { health }
 }
