@@ -83,9 +83,12 @@ struct Once: AsyncParsableCommand {
 
     @OptionGroup var options: ConfigOption
 
+    @Flag(name: .customLong("all"), help: "Also list closed IPO subscription windows.")
+    var all = false
+
     func run() async throws {
         let logger = DaemonLogging.bootstrapDaemonLogging(level: options.logLevel)
-        let result = await Daemon.once(configPath: options.config, logger: logger)
+        let result = await Daemon.once(configPath: options.config, logger: logger, includeClosed: all)
         print(result.report)
         if result.code != 0 { throw ExitCode(result.code) }
     }

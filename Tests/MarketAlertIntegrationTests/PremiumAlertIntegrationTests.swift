@@ -62,7 +62,7 @@ struct PremiumAlertIntegrationTests {
         #expect(premium.fx.first?.pair == "USD/KRW")
         #expect(premium.fx.first?.rate == Decimal(string: "1400"))
         #expect(abs(premium.pct - 4) < 1e-6)
-        #expect(event.summary.contains("upbit 145,600,000.00 KRW (104,000.00 USD) over binance 100,000.00 USDT"), "\(event.summary)")
+        #expect(event.summary.contains("upbit 145,600,000 KRW (104,000.00 USD) over binance 100,000.00 USDT"), "\(event.summary)")
         #expect(try SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
     }
 

@@ -1,6 +1,8 @@
 import Foundation
 
-/// One notification, as `shared/spec/alert-event.schema.json` (v1) describes it. The same value is written
+/// One notification, as `shared/spec/alert-event.schema.json` (v2; `version` stays 1: every v1 event is a
+/// valid v2 event) describes it. Numbers follow ``NumberText``: exact published prices and rates, percentages
+/// to at most 6 decimals, `price_ref` per ``CurrencyDigits``. The same value is written
 /// to stdout, posted as a `json` webhook body and mirrored into journal fields.
 package struct AlertEvent: Sendable, Equatable, Codable {
     package var version = 1
@@ -71,7 +73,8 @@ package struct FXDetail: Sendable, Equatable, Codable {
     package var rate: Decimal
     package var provider: String
     package var at: Date
-    package var changePct: Double?
+    /// At most 6 decimals in JSON (``OptionalPercentNumber``).
+    @OptionalPercentNumber package var changePct: Double?
 
     package init(pair: String, rate: Decimal, provider: String, at: Date, changePct: Double? = nil) {
         self.pair = pair
@@ -82,7 +85,9 @@ package struct FXDetail: Sendable, Equatable, Codable {
     }
 
     package init(_ rate: FXRate) {
-        self.init(pair: rate.pair, rate: rate.rate.exact, provider: rate.provider, at: rate.at, changePct: rate.changePct)
+        self.init(
+            pair: rate.pair, rate: rate.rate.exact, provider: rate.provider, at: rate.at,
+            changePct: rate.changePct.map { NumberText.double(NumberText.pct($0)) })
     }
 
     enum CodingKeys: String, CodingKey { case pair, rate, provider, at, changePct = "change_pct" }
@@ -91,8 +96,9 @@ package struct FXDetail: Sendable, Equatable, Codable {
 package struct PremiumDetail: Sendable, Equatable, Codable {
     package var rule: String
     package var asset: String
-    package var pct: Double
-    package var thresholdPct: Double
+    /// At most 6 decimals in JSON (``PercentNumber``).
+    @PercentNumber package var pct: Double
+    @PercentNumber package var thresholdPct: Double
     package var basis: PremiumBasis
     package var reference: String
     package var high: QuoteDetail

@@ -3,6 +3,7 @@ import Foundation
 extension AlertEngine {
     /// A source answered (`error == nil`) or failed: its health and `source/<name>` alert.
     mutating func recordSource(_ source: String, error: String?, now: Date, into out: inout EngineOutput) {
+        logOutcome(source, error: error, now: now, into: &out)
         var state = health[source] ?? SourceHealth(since: startedAt)
         let action = if let error {
             state.recordFailure(
@@ -13,6 +14,18 @@ extension AlertEngine {
         }
         health[source] = state
         publishHealth(source, state: state, action: action, now: now, into: &out)
+    }
+
+    /// The daemon's diary of a source: the first failure, changes of error, a summary at most every ten
+    /// minutes while it persists, and the recovery (`FailureLogThrottle`), never a line per failed poll.
+    /// The `source/<name>` alert is the notification; this is the log.
+    private mutating func logOutcome(_ source: String, error: String?, now: Date, into out: inout EngineOutput) {
+        if error == nil, failureLogs[source]?.isFailing != true { return }
+        var throttle = failureLogs[source] ?? FailureLogThrottle(source: source)
+        let line = if let error { throttle.failure(error, now: now) } else { throttle.success(now: now) }
+        failureLogs[source] = throttle
+        guard let line else { return }
+        out.log(line.level == .warning ? .warning : .notice, line.message, subject: source)
     }
 
     /// A fetch failed. An exchange's first failure declares it down for the settle gate, so its rules go on

@@ -20,6 +20,8 @@ package struct AlertEngine: Sendable {
     var gate = SettleGate()
     /// Health per source name (exchange id, FX provider, IPO source).
     var health: [String: SourceHealth] = [:]
+    /// Log throttles per source (failures are logged as a diary, not per poll).
+    var failureLogs: [String: FailureLogThrottle] = [:]
     /// Exchanges whose stream is live (REST fills in for the others).
     var liveStreams: Set<ExchangeID> = []
     var fxBook = FXRateBook()

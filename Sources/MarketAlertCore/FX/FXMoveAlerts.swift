@@ -44,7 +44,7 @@ package enum FXMoveAlerts {
         id: String, alert: FXAlertSettings, rate: FXRate?, action: LeveledAlertStateMachine.Action, now: Date
     ) -> AlertEvent? {
         guard let rate else { return nil }
-        let threshold = NumberText.threshold(alert.changePct)
+        let threshold = NumberText.pctText(alert.changePct)
         let change = rate.changePct ?? 0
         let status: String
         let severity: Severity
@@ -61,7 +61,7 @@ package enum FXMoveAlerts {
         case .resolve:
             status = AlertEvent.Status.resolved
             severity = .info
-            let clear = NumberText.threshold(alert.changePct * clearFraction)
+            let clear = NumberText.pctText(alert.changePct * clearFraction)
             summary = "\(describe(rate)), back within ±\(clear)% (resolved; fired at ±\(threshold)%)"
         }
         return AlertEvent(
@@ -69,15 +69,16 @@ package enum FXMoveAlerts {
             fx: FXDetail(rate))
     }
 
-    /// `USD/KRW 1,395.50 moved +0.62% vs previous close (dunamu, 2026-03-10 11:00 KST)`.
+    /// `USD/KRW 1,395.5 moved +0.62% vs previous close (dunamu, 2026-03-10 11:00 KST)`: the rate exactly as
+    /// published, grouped.
     package static func describe(_ rate: FXRate) -> String {
         let move = rate.changePct.map { "moved \(signedPercent($0)) vs previous close" } ?? "change vs previous close unknown"
-        return "\(rate.pair) \(NumberText.price(rate.rate.exact)) \(move) (\(rate.provider), \(quoteTime(rate)))"
+        return "\(rate.pair) \(NumberText.exact(rate.rate.exact)) \(move) (\(rate.provider), \(quoteTime(rate)))"
     }
 
-    /// `+0.62%`, `-1.05%`.
+    /// `+0.62%`, `-1.05%`, `+0.1234%`: the same digits as `change_pct` in the JSON (at least 2 decimals).
     package static func signedPercent(_ value: Double) -> String {
-        let text = NumberText.grouped(NumberText.decimal(value, places: 6), fractionDigits: 2)
+        let text = NumberText.exact(NumberText.pct(value), minimumFractionDigits: 2)
         return value >= 0 && !text.hasPrefix("-") ? "+\(text)%" : "\(text)%"
     }
 

@@ -42,19 +42,28 @@ package enum IPOEvents {
             if let shares = offering.offeredShares {
                 parts.append("\(NumberText.grouped(Decimal(shares), fractionDigits: 0)) shares")
             }
+        case .opens where notice.catchUp, .last_day where notice.catchUp:
+            // What the user missed, said relative to today: `opened 2 days ago (…), last day today (…)`.
+            parts.append(contentsOf: missedOpening(offering, today: today))
+            parts.append(contentsOf: priceText(offering))
         case .opens:
-            if notice.catchUp {
-                parts.append("subscription open since \(start) (\(zone))")
-            } else {
-                parts.append("opens today \(start) (\(zone))")
-            }
+            parts.append("opens today \(start) (\(zone))")
             parts.append(offering.subscriptionEnd == today ? "closes today \(end)" : "closes \(end)")
             parts.append(contentsOf: priceText(offering))
         case .last_day:
-            parts.append("last day to subscribe today \(end) (\(zone))")
+            if offering.subscriptionStart == today {
+                parts.append("one-day subscription today \(end) (\(zone))")
+            } else {
+                parts.append("last day to subscribe today \(end) (\(zone))")
+            }
             parts.append(contentsOf: priceText(offering))
         case .closed:
-            parts.append("subscription closed \(end) (\(zone))")
+            if notice.catchUp {
+                let closed = offering.subscriptionEnd.map { RelativeDay.phrase($0, today: today) } ?? "?"
+                parts.append("subscription \(start) to \(end) (\(zone)) closed \(closed)")
+            } else {
+                parts.append("subscription closed \(end) (\(zone))")
+            }
             if let lottery = offering.lotteryDate { parts.append("lottery \(lottery.iso)") }
         case .lottery_day:
             parts.append("lottery draw today \(offering.lotteryDate?.iso ?? today.iso) (\(zone))")
@@ -62,6 +71,15 @@ package enum IPOEvents {
         }
         if let cancelled = offering.drawCancelled { parts.append("public draw cancelled: \(cancelled)") }
         return "IPO \(title(offering)) " + parts.joined(separator: ", ")
+    }
+
+    /// `subscription opened 2 days ago (2024-01-02, Asia/Taipei)`, `last day today (2024-01-04)` (or
+    /// `closes tomorrow (2024-01-05)` while still open).
+    private static func missedOpening(_ offering: IPOOffering, today: CalendarDay) -> [String] {
+        guard let start = offering.subscriptionStart, let end = offering.subscriptionEnd else { return [] }
+        let opened = "subscription opened \(RelativeDay.phrase(start, today: today)) (\(start.iso), \(offering.timeZone))"
+        let closes = end == today ? "last day today (\(end.iso))" : "closes \(RelativeDay.phrase(end, today: today)) (\(end.iso))"
+        return [opened, closes]
     }
 
     /// `7795 長廣 (初上市)`.

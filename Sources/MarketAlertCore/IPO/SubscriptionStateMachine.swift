@@ -4,15 +4,21 @@ import Foundation
 /// state seen and which notifications were sent. A pure value: `start`/`observe` take the offering as
 /// published now and the current day in the source's zone, and return the notifications due.
 ///
-/// Rules (each notification at most once per offering, only if configured in `ipo.notify`):
-/// - `announced`: when a key is first seen, unless its window has already closed.
-/// - `opens`: while the state is `open` or `last_day` and it was not sent for this start day. On the start
-///   day itself that is the boundary; later it is a catch-up (the daemon was down, or the offering was
-///   first seen late). Never for a window that has already closed.
-/// - `last_day`: on the end day.
+/// Rules: exactly one notification per key and state, ever (only those configured in `ipo.notify`):
+/// - Each observation sends at most one notification about the subscription state, for the state the
+///   offering is in now. Catch-up after downtime (or an offering first seen late) collapses to the current
+///   state: an offering first seen on its last day gets one `last_day` notification whose summary says it
+///   opened days ago, never an `opens` and a `last_day` both labelled `last_day`.
+/// - `open` (notification `opens`): on the start day, or as a catch-up on a later open day.
+/// - `last_day`: on the end day. When `last_day` is not configured but `opens` is and was never sent for this
+///   window, the `opens` catch-up is sent instead (its status is still `last_day`). Either way the other one
+///   counts as sent, so a reload that adds `last_day` later does not notify the same state again.
 /// - `closed`: on the day after the end, and only for an offering seen before it closed (no news about
 ///   windows one never heard of; no catch-up days later).
-/// - `lottery_day`: on the lottery day.
+/// - `announced`: when a key is first seen while `upcoming` or `unknown` (or while open when no `opens`/
+///   `last_day` notification is configured). A key first seen while open is announced by its catch-up.
+/// - `lottery_day`: on the lottery day. Not a state transition: its status is the state (`closed`), so with
+///   both `closed` and `lottery_day` configured a key has two notifications with status `closed`.
 ///
 /// "Sent" remembers the day each notification was about, so a source that moves a date notifies again
 /// for the new day rather than staying silent.
@@ -23,7 +29,8 @@ package struct SubscriptionStateMachine: Sendable, Equatable, Codable {
         package var state: SubscriptionState
         /// The state remembered before this observation (nil when the offering is new).
         package var previousState: SubscriptionState?
-        /// Sent after the day it announces began (late `opens`).
+        /// The user missed part of this window: a late `opens`, or a `last_day`/`closed` notice for a window
+        /// that was never watched while open (the summary then says what was missed).
         package var catchUp: Bool
 
         package init(notification: IPONotification, state: SubscriptionState, previousState: SubscriptionState?, catchUp: Bool = false) {
@@ -71,20 +78,41 @@ package struct SubscriptionStateMachine: Sendable, Equatable, Codable {
             notices.append(Notice(notification: notification, state: now, previousState: previous, catchUp: catchUp))
             sent[notification.rawValue] = day
         }
-        if previous == nil, now != .closed, due(.announced, about: "") {
-            send(.announced, about: "")
-        }
+        // Whether the window was watched while open before this observation (so nothing about it was missed).
+        let sawItOpen = previous == .open || previous == .last_day
         if let window = offering.window {
-            if now == .open || now == .last_day, due(.opens, about: window.start.iso) {
-                send(.opens, about: window.start.iso, catchUp: today != window.start)
+            let start = window.start.iso
+            let end = window.end.iso
+            switch now {
+            case .open:
+                if due(.opens, about: start) { send(.opens, about: start, catchUp: today != window.start) }
+            case .last_day:
+                let missedOpening = !sawItOpen && today != window.start
+                if due(.last_day, about: end) {
+                    send(.last_day, about: end, catchUp: missedOpening)
+                } else if due(.opens, about: start), sent[IPONotification.last_day.rawValue] != end {
+                    send(.opens, about: start, catchUp: missedOpening)
+                }
+                if !notices.isEmpty {
+                    // One notification for the last-day state: the other one is covered by it.
+                    sent[IPONotification.opens.rawValue] = start
+                    sent[IPONotification.last_day.rawValue] = end
+                }
+            case .closed:
+                if let previous, [.upcoming, .open, .last_day].contains(previous),
+                   today == window.end.adding(days: 1), due(.closed, about: end) {
+                    send(.closed, about: end, catchUp: !sawItOpen)
+                }
+            case .upcoming, .unknown:
+                break
             }
-            if now == .last_day, due(.last_day, about: window.end.iso) {
-                send(.last_day, about: window.end.iso)
+        }
+        if previous == nil, now != .closed, due(.announced, about: "") {
+            if notices.isEmpty {
+                notices.append(Notice(notification: .announced, state: now, previousState: nil))
             }
-            if now == .closed, let previous, [.upcoming, .open, .last_day].contains(previous),
-               today == window.end.adding(days: 1), due(.closed, about: window.end.iso) {
-                send(.closed, about: window.end.iso)
-            }
+            // A key first seen while open is announced by its catch-up (which carries the dates and price).
+            sent[IPONotification.announced.rawValue] = ""
         }
         if let lottery = offering.lotteryDate, lottery == today, due(.lottery_day, about: lottery.iso) {
             send(.lottery_day, about: lottery.iso)

@@ -59,8 +59,9 @@ package enum TWSEPublicFormTable {
         }
     }
 
-    /// Offerings of one response. Rows whose name contains one of `excludeNamePatterns` (plain substrings)
-    /// are counted in `excluded`. Rows whose dates do not parse are kept (their state is `unknown`) and
+    /// Offerings of one response. Rows whose code is not a plausible code (``PublishedText/isPlausibleCode(_:)``)
+    /// are reported and skipped; names and other text cells are cleaned and capped (``PublishedText``).
+    /// Rows whose name contains one of `excludeNamePatterns` (plain substrings) are counted in `excluded`. Rows whose dates do not parse are kept (their state is `unknown`) and
     /// reported in `issues`; rows that cannot be keyed (wrong cell count, no code) are reported and skipped.
     package static func offerings(
         fields: [String], rows: [[String]], source: String, calendar: MarketCalendar, currency: String = "TWD",
@@ -86,22 +87,34 @@ package enum TWSEPublicFormTable {
                 return row[position].trimmingCharacters(in: .whitespacesAndNewlines)
             }
             let code = cell(Column.code) ?? ""
-            let name = cell(Column.name) ?? ""
             guard !code.isEmpty else {
                 result.issues.append(Issue(row: number, code: nil, message: "no security code", kept: false))
                 continue
             }
+            // The code goes into the key, logs and messages: no newline, NUL, bidi control or odd character.
+            guard PublishedText.isPlausibleCode(code) else {
+                result.issues.append(Issue(
+                    row: number, code: nil,
+                    message: "security code \(PublishedText.visible(code)) is not a plausible code (2 to 12 ASCII letters or digits)",
+                    kept: false))
+                continue
+            }
+            let name = PublishedText.sanitized(cell(Column.name) ?? "", limit: PublishedText.nameLimit)
             if excludeNamePatterns.contains(where: { !$0.isEmpty && name.contains($0) }) {
                 result.excluded += 1
                 continue
             }
-            let startText = cell(Column.subscriptionStart) ?? ""
-            let endText = cell(Column.subscriptionEnd) ?? ""
-            let market = cell(Column.market).flatMap { $0.isEmpty ? nil : $0 }
-            let cancelled = cell(Column.drawCancelled).flatMap { $0.isEmpty ? nil : $0 }
+            func text(_ column: String) -> String? {
+                cell(column).map { PublishedText.sanitized($0, limit: PublishedText.cellLimit) }.flatMap { $0.isEmpty ? nil : $0 }
+            }
+            let startText = text(Column.subscriptionStart) ?? ""
+            let endText = text(Column.subscriptionEnd) ?? ""
+            let market = text(Column.market)
+            let cancelled = text(Column.drawCancelled)
             let offering = IPOOffering(
                 source: source, code: code, name: name, market: market, timeZone: calendar.timeZone.identifier,
-                subscriptionStart: calendar.parseROC(startText), subscriptionEnd: calendar.parseROC(endText),
+                subscriptionStart: calendar.parseROC(cell(Column.subscriptionStart) ?? ""),
+                subscriptionEnd: calendar.parseROC(cell(Column.subscriptionEnd) ?? ""),
                 lotteryDate: cell(Column.lotteryDate).flatMap(calendar.parseROC),
                 listingDate: listingIndex.flatMap { calendar.parseROC(row[$0]) },
                 subscriptionStartText: startText, subscriptionEndText: endText,

@@ -21,7 +21,7 @@ package struct Price: Sendable, Hashable, CustomStringConvertible {
 
     package init?(_ decimal: Decimal) {
         guard decimal.isFinite, !decimal.isNaN, decimal > 0 else { return nil }
-        let double = NSDecimalNumber(decimal: decimal).doubleValue
+        let double = NumberText.double(decimal)
         self.init(exact: decimal, value: double)
     }
 

@@ -24,20 +24,20 @@ package enum PremiumEvents {
             guard let lowest = rule.levels.first else { return nil }
             status = AlertEvent.Status.resolved
             level = AlertLevel(pct: lowest.pct, severity: .info)
-            verb = "resolved, below clear level \(NumberText.threshold(rule.clearPct))%;"
+            verb = "resolved, below clear level \(NumberText.pctText(rule.clearPct))%;"
         }
         let detail = PremiumDetail(
-            rule: rule.name, asset: observation.asset, pct: NumberText.decimal(observation.pct, places: 6).doubleValue,
-            thresholdPct: level.pct, basis: rule.basis, reference: reference,
-            high: quoteDetail(observation.high), low: quoteDetail(observation.low),
+            rule: rule.name, asset: observation.asset, pct: NumberText.double(NumberText.pct(observation.pct)),
+            thresholdPct: NumberText.double(NumberText.pct(level.pct)), basis: rule.basis, reference: reference,
+            high: quoteDetail(observation.high, reference: reference), low: quoteDetail(observation.low, reference: reference),
             fx: observation.rates.map(FXDetail.init))
         let summary: String
         if status == AlertEvent.Status.resolved {
-            summary = "\(observation.asset) premium (\(rule.name)) \(verb) now \(NumberText.percent(observation.pct))%: "
+            summary = "\(observation.asset) premium (\(rule.name)) \(verb) now \(NumberText.pctText(observation.pct))%: "
                 + "\(side(observation.high, reference: reference)) over \(side(observation.low, reference: reference))"
         } else {
-            summary = "\(observation.asset) premium (\(rule.name)) \(NumberText.percent(observation.pct))% \(verb) "
-                + "\(NumberText.threshold(level.pct))%: \(side(observation.high, reference: reference)) over "
+            summary = "\(observation.asset) premium (\(rule.name)) \(NumberText.pctText(observation.pct))% \(verb) "
+                + "\(NumberText.pctText(level.pct))%: \(side(observation.high, reference: reference)) over "
                 + "\(side(observation.low, reference: reference))"
         }
         return AlertEvent(
@@ -45,21 +45,24 @@ package enum PremiumEvents {
             severity: level.severity, at: now, summary: summary, premium: detail)
     }
 
-    private static func quoteDetail(_ priced: PricedQuote) -> QuoteDetail {
+    private static func quoteDetail(_ priced: PricedQuote, reference: String) -> QuoteDetail {
         QuoteDetail(
             exchange: priced.quote.exchange.rawValue, market: priced.quote.market, price: priced.price.exact,
-            quote: priced.quote.quote, priceRef: NumberText.decimal(priced.priceRef, places: 8), side: priced.side,
+            quote: priced.quote.quote, priceRef: CurrencyDigits.priceRef(priced.priceRef, currency: reference), side: priced.side,
             at: priced.quote.at)
     }
 
-    /// `upbit 139,500,000.00 KRW (95,123.45 USD)`, or `binance 95,006.70 USDT` when no conversion was needed.
+    /// `upbit 139,500,000 KRW (95,123.45 USD)`, or `binance 95,006.70 USDT` when no conversion was needed: the
+    /// price exactly as published and `price_ref` as in the JSON, both grouped.
     private static func side(_ priced: PricedQuote, reference: String) -> String {
-        let own = "\(priced.quote.exchange.rawValue) \(NumberText.price(priced.price.exact)) \(priced.quote.quote)"
+        let own = "\(priced.quote.exchange.rawValue) \(NumberText.money(priced.price.exact, currency: priced.quote.quote)) \(priced.quote.quote)"
         if priced.rates.isEmpty { return own }
-        return "\(own) (\(NumberText.price(priced.priceRef)) \(reference))"
+        let converted = CurrencyDigits.priceRef(priced.priceRef, currency: reference)
+        return "\(own) (\(NumberText.money(converted, currency: reference)) \(reference))"
     }
 }
 
 extension Decimal {
-    package var doubleValue: Double { NSDecimalNumber(decimal: self).doubleValue }
+    /// The nearest `Double`, through the decimal text (see ``NumberText/double(_:)``).
+    package var doubleValue: Double { NumberText.double(self) }
 }

@@ -94,9 +94,12 @@ package enum Daemon {
     }
 
     /// `marketalertd once`: one poll of every enabled source, the engine drained, the alerts a first
-    /// evaluation emits (to stdout, in the configured format), then a table of premiums and IPO states.
-    /// Touches no state store, so it never suppresses or repeats the daemon's own notifications.
-    package static func once(configPath: String, logger: Logger, clock: any DaemonClock = SystemClock()) async -> (code: Int32, report: String) {
+    /// evaluation emits (to stdout, in the configured format), then a table of premiums and IPO windows
+    /// (closed ones only with `includeClosed`). Touches no state store, so it never suppresses or repeats
+    /// the daemon's own notifications.
+    package static func once(
+        configPath: String, logger: Logger, clock: any DaemonClock = SystemClock(), includeClosed: Bool = false
+    ) async -> (code: Int32, report: String) {
         let settings: Settings
         do throws(ConfigError) {
             settings = try ConfigLoader.load(path: configPath).settings
@@ -116,7 +119,8 @@ package enum Daemon {
             (premiums: engine.premiumTable(), health: engine.sourceHealth, ipo: engine.ipoSnapshot(now: now))
         }
         let report = OnceReport.render(
-            premiums: view.premiums, reference: settings.premium.reference, ipo: view.ipo.map(OnceReport.describe), health: view.health)
+            premiums: view.premiums, reference: settings.premium.reference, ipo: view.ipo, health: view.health, now: now,
+            displayTimeZones: settings.displayTimeZones, includeClosed: includeClosed)
         try? await client.shutdown()
         return (0, report)
     }

@@ -20,7 +20,8 @@ import MarketAlertCore
 /// - fx: `MARKETALERT_FX_PAIR`, `MARKETALERT_FX_RATE`, `MARKETALERT_FX_PROVIDER`, `MARKETALERT_FX_CHANGE_PCT`;
 /// - source: `MARKETALERT_SOURCE`, `MARKETALERT_SOURCE_ERROR`, `MARKETALERT_SOURCE_CONSECUTIVE_FAILURES`.
 ///
-/// Numbers are plain decimals without grouping (`0.0712`, `95123.45`).
+/// Numbers are the JSON's numbers, plain (no grouping, no exponent): prices and rates exactly as published
+/// (`139500000`, `95123.45`), percentages to at most 6 decimals (`3.896104`), see `NumberText`.
 package struct JournalSink: AlertSink {
     package let name = "journal"
     private let write: @Sendable ([(String, String)]) -> Int32
@@ -139,6 +140,6 @@ package struct JournalSink: AlertSink {
         return fields
     }
 
-    /// A plain decimal (6 places at most, no grouping): `0.0712`, `-1.5`.
-    private static func number(_ value: Double) -> String { NumberText.decimal(value, places: 6).description }
+    /// A percentage as in the JSON (6 places at most, no grouping): `0.0712`, `-1.5`, `3.896104`.
+    private static func number(_ value: Double) -> String { NumberText.pct(value).description }
 }

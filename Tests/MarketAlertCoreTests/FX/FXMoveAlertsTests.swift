@@ -49,9 +49,9 @@ struct FXMoveAlertsTests {
         #expect(event.severity == .notice)
         #expect(event.at == now)
         #expect(event.fx == FXDetail(pair: "USD/KRW", rate: Decimal(string: "1395.5") ?? 0, provider: "dunamu", at: quoted, changePct: 0.62))
-        #expect(event.summary == "USD/KRW 1,395.50 moved +0.62% vs previous close (dunamu, 2026-03-10 11:00 KST) >= 0.5%")
+        #expect(event.summary == "USD/KRW 1,395.5 moved +0.62% vs previous close (dunamu, 2026-03-10 11:00 KST) >= 0.5%")
         let fall = try #require(FXMoveAlerts.event(id: "evt-2", alert: alert, rate: rate(-0.734), action: .fire(level: 0), now: now))
-        #expect(fall.summary == "USD/KRW 1,395.50 moved -0.73% vs previous close (dunamu, 2026-03-10 11:00 KST) <= -0.5%")
+        #expect(fall.summary == "USD/KRW 1,395.5 moved -0.734% vs previous close (dunamu, 2026-03-10 11:00 KST) <= -0.5%")
     }
 
     @Test("Resolved event")
@@ -59,7 +59,7 @@ struct FXMoveAlertsTests {
         let event = try #require(FXMoveAlerts.event(id: "evt-3", alert: alert, rate: rate(0.31), action: .resolve, now: quoted))
         #expect(event.status == "resolved")
         #expect(event.severity == .info)
-        #expect(event.summary == "USD/KRW 1,395.50 moved +0.31% vs previous close (dunamu, 2026-03-10 11:00 KST), back within ±0.4% (resolved; fired at ±0.5%)")
+        #expect(event.summary == "USD/KRW 1,395.5 moved +0.31% vs previous close (dunamu, 2026-03-10 11:00 KST), back within ±0.4% (resolved; fired at ±0.5%)")
         #expect(FXMoveAlerts.event(id: "x", alert: alert, rate: rate(0.31), action: .none, now: quoted) == nil)
         #expect(FXMoveAlerts.event(id: "x", alert: alert, rate: nil, action: .resolve, now: quoted) == nil)
     }

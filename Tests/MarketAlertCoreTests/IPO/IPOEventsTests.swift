@@ -38,9 +38,11 @@ struct IPOEventsTests {
         #expect(try event(Notice(notification: .announced, state: .upcoming, previousState: nil), today: "2023-12-20").summary
             == "IPO 7795 長廣 (初上市) announced: subscription 2024-01-02 to 2024-01-04 (Asia/Taipei), lottery 2024-01-08, price 45.00 TWD, 2,520,000 shares")
         #expect(try event(Notice(notification: .opens, state: .open, previousState: .upcoming, catchUp: true), today: "2024-01-03").summary
-            == "IPO 7795 長廣 (初上市) subscription open since 2024-01-02 (Asia/Taipei), closes 2024-01-04, price 45.00 TWD")
+            == "IPO 7795 長廣 (初上市) subscription opened yesterday (2024-01-02, Asia/Taipei), closes tomorrow (2024-01-04), price 45.00 TWD")
         #expect(try event(Notice(notification: .opens, state: .last_day, previousState: .upcoming, catchUp: true), today: "2024-01-04").summary
-            == "IPO 7795 長廣 (初上市) subscription open since 2024-01-02 (Asia/Taipei), closes today 2024-01-04, price 45.00 TWD")
+            == "IPO 7795 長廣 (初上市) subscription opened 2 days ago (2024-01-02, Asia/Taipei), last day today (2024-01-04), price 45.00 TWD")
+        #expect(try event(Notice(notification: .closed, state: .closed, previousState: .upcoming, catchUp: true), today: "2024-01-05").summary
+            == "IPO 7795 長廣 (初上市) subscription 2024-01-02 to 2024-01-04 (Asia/Taipei) closed yesterday, lottery 2024-01-08")
         #expect(try event(Notice(notification: .last_day, state: .last_day, previousState: .open), today: "2024-01-04").summary
             == "IPO 7795 長廣 (初上市) last day to subscribe today 2024-01-04 (Asia/Taipei), price 45.00 TWD")
         let closed = try event(Notice(notification: .closed, state: .closed, previousState: .last_day), today: "2024-01-05")
@@ -51,6 +53,31 @@ struct IPOEventsTests {
         #expect(lottery.status == "closed")
         let announced = try event(Notice(notification: .announced, state: .upcoming, previousState: nil), today: "2023-12-20")
         #expect(announced.status == "announced" && announced.ipo?.state == .upcoming && announced.ipo?.previousState == nil)
+    }
+
+    @Test func firstRunOnALastDayOfferingIsOneEventSayingWhatWasMissed() throws {
+        let today = try #require(CalendarDay(iso: "2024-01-04"))
+        let (machine, notices) = SubscriptionStateMachine.start(offering: offering, today: today, notify: Set(IPONotification.allCases))
+        let events = notices.map { IPOEvents.event(id: "e", offering: offering, notice: $0, today: today, now: ipoUTC("2024-01-04T01:00:00Z")) }
+        #expect(events.map(\.status) == ["last_day"])
+        #expect(events.first?.summary
+            == "IPO 7795 長廣 (初上市) subscription opened 2 days ago (2024-01-02, Asia/Taipei), last day today (2024-01-04), price 45.00 TWD")
+        #expect(events.first?.ipo?.previousState == nil)
+        var later = machine
+        #expect(later.observe(offering: offering, today: today, notify: Set(IPONotification.allCases)).isEmpty)
+        // A one-day window seen on its day is not a catch-up.
+        let oneDay = IPOSubscriptionStateMachineTests.offering(start: "2024-01-04", end: "2024-01-04")
+        let single = SubscriptionStateMachine.start(offering: oneDay, today: today, notify: [.opens, .last_day]).notices
+        #expect(single.map { IPOEvents.event(id: "e", offering: oneDay, notice: $0, today: today, now: ipoUTC("2024-01-04T01:00:00Z")).summary }
+            == ["IPO 7795 長廣 (初上市) one-day subscription today 2024-01-04 (Asia/Taipei), price 45.00 TWD"])
+    }
+
+    @Test func relativeDays() throws {
+        let today = try #require(CalendarDay(iso: "2024-02-28"))
+        let phrases = try ["2024-02-26", "2024-02-27", "2024-02-28", "2024-02-29", "2024-03-01", "2025-02-28"].map {
+            RelativeDay.phrase(try #require(CalendarDay(iso: $0)), today: today)
+        }
+        #expect(phrases == ["2 days ago", "yesterday", "today", "tomorrow", "in 2 days", "in 366 days"])
     }
 
     @Test func provisionalAndMissingPrices() throws {

@@ -116,14 +116,63 @@ struct IPOSubscriptionStateMachineTests {
         #expect(walked[3].1.map(\.notification) == [.last_day])
     }
 
-    @Test func firstSeenWhileOpenSendsOpens() throws {
-        let walked = try Self.walk(Self.offering(), days: ["2024-01-03"], notify: [.announced, .opens, .last_day])
-        #expect(walked[0].1.map(\.notification) == [.announced, .opens])
-        #expect(walked[0].1.allSatisfy { $0.previousState == nil })
-        #expect(walked[0].1.last?.catchUp == true)
-        // Back on the last day after missing the whole window: opens (late) and last_day.
+    @Test func firstSeenWhileOpenSendsOpensWhichAlsoAnnounces() throws {
+        let walked = try Self.walk(Self.offering(), days: ["2024-01-03", "2024-01-03"], notify: [.announced, .opens, .last_day])
+        #expect(walked[0].1 == [SubscriptionStateMachine.Notice(notification: .opens, state: .open, previousState: nil, catchUp: true)])
+        #expect(walked[1].1.isEmpty)
+        // Without opens/last_day configured, a key first seen while open is still announced.
+        let announcedOnly = try Self.walk(Self.offering(), days: ["2024-01-03", "2024-01-04"], notify: [.announced])
+        #expect(announcedOnly.map { $0.1.map(\.notification) } == [[.announced], []])
+    }
+
+    @Test func firstRunOnTheLastDaySendsOneLastDayNotice() throws {
+        // The defect: seen first on its last day, the offering got an `opens` catch-up (status last_day) and the
+        // `last_day` notice: two notifications with the same key and state.
+        for notify: Set<IPONotification> in [[.opens, .last_day], Set(IPONotification.allCases), [.last_day]] {
+            let walked = try Self.walk(Self.offering(), days: ["2024-01-04", "2024-01-04", "2024-01-04"], notify: notify)
+            #expect(walked[0].1 == [SubscriptionStateMachine.Notice(notification: .last_day, state: .last_day, previousState: nil, catchUp: true)])
+            #expect(walked[1].1.isEmpty && walked[2].1.isEmpty)
+        }
+        // With only `opens` configured the catch-up is an `opens` (status last_day), once.
+        let opensOnly = try Self.walk(Self.offering(), days: ["2024-01-04", "2024-01-04"], notify: [.opens])
+        #expect(opensOnly[0].1 == [SubscriptionStateMachine.Notice(notification: .opens, state: .last_day, previousState: nil, catchUp: true)])
+        #expect(opensOnly[1].1.isEmpty)
+        // Back on the last day after missing the whole opening: one `last_day`, marked as a catch-up.
         let late = try Self.walk(Self.offering(), days: ["2023-12-31", "2024-01-04"], notify: [.opens, .last_day])
-        #expect(late[1].1.map(\.notification) == [.opens, .last_day])
+        #expect(late[1].1 == [SubscriptionStateMachine.Notice(notification: .last_day, state: .last_day, previousState: .upcoming, catchUp: true)])
+    }
+
+    @Test func aReloadThatAddsLastDayDoesNotNotifyTheLastDayAgain() throws {
+        let today = try Self.day("2024-01-04")
+        var (machine, notices) = SubscriptionStateMachine.start(offering: Self.offering(), today: today, notify: [.opens])
+        #expect(notices.map(\.state) == [.last_day])
+        #expect(machine.observe(offering: Self.offering(), today: today, notify: [.opens, .last_day]).isEmpty)
+    }
+
+    /// Every notify set (without `lottery_day`, which is not a transition) × every set of days observed from
+    /// 2023-12-30 to 2024-01-09 (gaps are downtime): no (status) twice for the key, at most one notice per
+    /// observation, and a window observed while open (with `opens`), or on its last day (with `last_day`), is never silent.
+    @Test func exactlyOneNotificationPerStateWhateverTheDowntime() throws {
+        let calendarDays = try (0..<11).map { try #require(Self.day("2023-12-30").adding(days: $0)) }
+        let kinds: [IPONotification] = [.announced, .opens, .last_day, .closed]
+        let offering = Self.offering(lottery: nil)
+        var walks = 0
+        for kindMask in 0..<(1 << kinds.count) {
+            let notify = Set(kinds.indices.filter { kindMask & (1 << $0) != 0 }.map { kinds[$0] })
+            for dayMask in 1..<(1 << calendarDays.count) {
+                let days = calendarDays.indices.filter { dayMask & (1 << $0) != 0 }.map { calendarDays[$0].iso }
+                let walked = try Self.walk(offering, days: days, notify: notify)
+                let statuses = walked.flatMap(\.1).map { $0.notification == .announced ? "announced" : $0.state.rawValue }
+                #expect(Set(statuses).count == statuses.count, "\(notify) \(days): \(statuses)")
+                #expect(walked.allSatisfy { $0.1.count <= 1 }, "\(notify) \(days)")
+                let sawOpen = days.contains { ["2024-01-02", "2024-01-03", "2024-01-04"].contains($0) }
+                if (sawOpen && notify.contains(.opens)) || (days.contains("2024-01-04") && notify.contains(.last_day)) {
+                    #expect(statuses.contains { $0 == "open" || $0 == "last_day" }, "\(notify) \(days)")
+                }
+                walks += 1
+            }
+        }
+        #expect(walks == 16 * 2047)
     }
 
     @Test func closedWindowsGetNoCatchUp() throws {
@@ -144,7 +193,7 @@ struct IPOSubscriptionStateMachineTests {
 
     @Test func singleDayWindowOpensOnItsLastDay() throws {
         let walked = try Self.walk(Self.offering(start: "2024-01-02", end: "2024-01-02"), days: ["2024-01-01", "2024-01-02", "2024-01-03"], notify: [.opens, .last_day, .closed])
-        #expect(walked[1].1.map(\.notification) == [.opens, .last_day])
+        #expect(walked[1].1.map(\.notification) == [.last_day])
         #expect(walked[1].1.first?.catchUp == false)
         #expect(walked[2].1.map(\.notification) == [.closed])
     }

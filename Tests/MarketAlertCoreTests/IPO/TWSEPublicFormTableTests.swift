@@ -72,6 +72,57 @@ struct TWSEPublicFormTableTests {
         #expect(result.issues.allSatisfy { !$0.kept })
     }
 
+    @Test(arguments: ["77\n95", "7795\u{0}", "77\u{202E}95", "\u{2066}7795\u{2069}", "77\u{200B}95", "7", "7795-KY", "７７９５",
+                      "1234567890123", "77 95", "ipo/twse/x"])
+    func implausibleCodesAreReportedAndSkipped(code: String) throws {
+        let result = try table([
+            Self.row(code: code, name: "惡意", start: "115/03/25", end: "115/03/27"),
+            Self.row(code: "4169", name: "泰宗", start: "115/03/25", end: "115/03/27"),
+        ])
+        #expect(result.offerings.map(\.key) == ["ipo/twse/4169/2026-03-25"])
+        let issue = try #require(result.issues.first)
+        #expect(result.issues.count == 1 && issue.row == 1 && !issue.kept && issue.code == nil)
+        #expect(issue.description.contains("not a plausible code"))
+        // The report itself carries no control or bidi character (it goes into a log line).
+        #expect(issue.description.unicodeScalars.allSatisfy { $0.isASCII ? $0.value >= 0x20 && $0.value < 0x7F : $0.properties.generalCategory != .format })
+    }
+
+    @Test func plausibleCodesAreKept() throws {
+        let codes = ["4169", "00940", "A151DA", "2887E", "6488"]
+        let result = try table(codes.map { Self.row(code: $0, name: "名", start: "115/03/25", end: "115/03/27") })
+        #expect(result.offerings.map(\.code) == codes)
+        #expect(result.issues.isEmpty)
+    }
+
+    @Test func namesAndTextCellsAreCleanedAndCapped() throws {
+        let hostile = "泰\u{202E}宗\n\u{0}第二行\u{200B}\t\u{2028}尾"
+        let long = String(repeating: "長", count: 5000)
+        let result = try table([
+            Self.row(code: "4169", name: hostile, start: "115/03/25", end: "115/03/27", market: "初\u{202D}上市\r\n", cancelled: "\u{7}取消"),
+            Self.row(code: "3322", name: long, start: "115/03/23", end: "115/03/25"),
+            Self.row(code: "6028", name: "👨‍👩‍👧‍👦" + String(repeating: "é", count: 198) + "🇹🇼🇹🇼", start: "115/03/18", end: "115/03/20"),
+        ])
+        #expect(result.offerings.count == 3)
+        #expect(result.offerings[0].name == "泰宗 第二行 尾")
+        #expect(result.offerings[0].market == "初上市")
+        #expect(result.offerings[0].drawCancelled == "取消")
+        #expect(result.offerings[1].name.count == PublishedText.nameLimit)
+        #expect(result.offerings[1].name.hasSuffix("長…"))
+        // Cut at a grapheme boundary: the family emoji and the flags stay whole or go whole.
+        let cut = result.offerings[2].name
+        #expect(cut.count == PublishedText.nameLimit && cut.hasPrefix("👨‍👩‍👧‍👦") && cut.hasSuffix("é…"))
+        #expect(!cut.unicodeScalars.contains { (0x1F1E6...0x1F1FF).contains($0.value) })  // no half flag
+    }
+
+    @Test func aHostileDateTextIsQuotedCleanInMessages() throws {
+        let result = try table([Self.row(code: "4169", name: "泰宗", start: "115/03/25\u{202E}\n", end: "115\u{0}/03/27")])
+        let offering = try #require(result.offerings.first)
+        // Dates are parsed from the cell as published (a control character makes it unreadable), and quoted cleaned.
+        #expect(offering.subscriptionStart == nil && offering.subscriptionEnd == nil && offering.key == "ipo/twse/4169/unknown")
+        #expect(offering.subscriptionEndText == "115/03/27")
+        #expect(result.issues.map(\.description) == [#"row 1 (4169): subscription dates "115/03/25" to "115/03/27" not understood; state unknown"#])
+    }
+
     @Test func excludesByNamePattern() throws {
         let rows = [
             Self.row(code: "A151DA", name: "115央債甲04", start: "115/02/10", end: "115/02/23", market: "中央登錄公債"),

@@ -151,7 +151,7 @@ struct FXMonitorTests {
             #expect(fired.first?.status == "firing")
             #expect(fired.first?.key == "fx/USD-KRW")
             #expect(fired.first?.fx?.changePct == 0.62)
-            #expect(fired.first?.summary == "USD/KRW 1,395.50 moved +0.62% vs previous close (dunamu, 2026-03-10 10:59 KST) >= 0.5%")
+            #expect(fired.first?.summary == "USD/KRW 1,395.5 moved +0.62% vs previous close (dunamu, 2026-03-10 10:59 KST) >= 0.5%")
             #expect(await storedFiring() == true)
             await first.stop()
 

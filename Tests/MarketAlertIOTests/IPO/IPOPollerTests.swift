@@ -147,7 +147,7 @@ struct IPOPollerTests {
         let second = await world.start()
         #expect(Self.timeline(world.sink.events) == ["open 2024-01-03T05:00:00Z"])
         #expect(world.sink.events.first?.summary
-            == "IPO 7795 長廣 (初上市) subscription open since 2024-01-02 (Asia/Taipei), closes 2024-01-04, price 45.00 TWD")
+            == "IPO 7795 長廣 (初上市) subscription opened yesterday (2024-01-02, Asia/Taipei), closes tomorrow (2024-01-04), price 45.00 TWD")
         await second.advance(to: IPOTestKit.instant("2024-01-03T10:00:00Z"))
         #expect(world.sink.events.count == 1)
         await second.advance(to: IPOTestKit.instant("2024-01-04T00:00:00Z"))
@@ -163,6 +163,25 @@ struct IPOPollerTests {
         #expect(Self.timeline(sameDay.sink.events) == ["open 2024-01-02T05:00:00Z"])
         #expect(sameDay.sink.events.first?.summary.hasPrefix("IPO 7795 長廣 (初上市) opens today 2024-01-02") == true)
         await sameDay.shutdown()
+        await world.shutdown()
+    }
+
+    @Test func firstRunOnTheLastDayNotifiesOnce() async throws {
+        // The defect: first seen on its last day, the offering got two `last_day` notifications (the catch-up
+        // "open since …, closes today" and the last-day notice).
+        let world = try await World(now: "2024-01-04T02:00:00Z")  // 10:00 on 4 Jan in Taipei
+        let (body, year) = try world.offeringPayload(startIn: -2)  // 2 – 4 Jan
+        world.serve([year: body])
+        let task = await world.start(notify: Set(IPONotification.allCases))
+        await task.advance(to: IPOTestKit.instant("2024-01-04T15:00:00Z"))
+        await world.stop(task)
+        #expect(Self.timeline(world.sink.events) == ["last_day 2024-01-04T02:00:00Z"])
+        #expect(world.sink.events.first?.summary
+            == "IPO 7795 長廣 (初上市) subscription opened 2 days ago (2024-01-02, Asia/Taipei), last day today (2024-01-04), price 45.00 TWD")
+        // A restart the same day adds nothing.
+        let again = await world.start(notify: Set(IPONotification.allCases))
+        await world.stop(again)
+        #expect(world.sink.events.count == 1)
         await world.shutdown()
     }
 
@@ -305,7 +324,7 @@ struct IPOPollerTests {
         #expect(taizong.state == .upcoming && taizong.price == Decimal(102) && taizong.priceIsProvisional)
         // 3322 was open when first seen: `opens` as a catch-up, nothing for the closed ones.
         #expect(world.sink.events.map(\.key) == ["ipo/twse/3322/2026-03-23"])
-        #expect(world.sink.events.first?.summary == "IPO 3322 建舜電 (上櫃增資) subscription open since 2026-03-23 (Asia/Taipei), closes 2026-03-25, price 11.13 TWD")
+        #expect(world.sink.events.first?.summary == "IPO 3322 建舜電 (上櫃增資) subscription opened yesterday (2026-03-23, Asia/Taipei), closes tomorrow (2026-03-25), price 11.13 TWD")
         #expect(try await world.store.loadStates(kind: "ipo", as: IPOAlertState.self).states.count == 45)
         await world.shutdown()
     }

@@ -101,6 +101,45 @@ struct WebhookBodyTests {
         #expect(telegram.text.hasPrefix("[WARNING] premium/global/BTC firing\nüü"))
     }
 
+    /// The text of a chat body as the channel receives it.
+    static func chatText(_ event: AlertEvent, format: WebhookFormat) throws -> String {
+        let body = try WebhookBody.render(event, format: format, chatID: "42")
+        switch format {
+        case .slack: return try JSONDecoder().decode(SlackBody.self, from: body).text
+        case .discord: return try JSONDecoder().decode(DiscordBody.self, from: body).content
+        case .telegram: return try JSONDecoder().decode(TelegramBody.self, from: body).text
+        case .json: return String(decoding: body, as: UTF8.self)
+        }
+    }
+
+    @Test(
+        "every chat format stays within its limit and never splits a grapheme",
+        arguments: ["👨‍👩‍👧‍👦", "🇹🇼", "e\u{301}", "👍🏽", "長", "a"])
+    func truncationKeepsGraphemesWhole(cluster: String) throws {
+        let event = SampleEvents.premium(summary: String(repeating: cluster, count: 9000))
+        let header = "[WARNING] premium/global/BTC firing\n"
+        for (format, limit) in [(WebhookFormat.discord, 2000), (.telegram, 4096), (.slack, 8000)] {
+            let text = try Self.chatText(event, format: format)
+            #expect(text.utf16.count <= limit && text.utf16.count > limit - 12, "\(format): \(text.utf16.count)")
+            #expect(text.hasPrefix(header) && text.hasSuffix("…"), "\(format)")
+            let body = text.dropFirst(header.count).dropLast()
+            #expect(Set(body) == [Character(cluster)], "\(format): a cluster was cut")
+            #expect(body.count == String(repeating: cluster, count: body.count).count)
+        }
+    }
+
+    @Test("slack: escaping after the cut keeps every entity whole and the text under 40,000 characters")
+    func slackEscapesAfterTheCut() throws {
+        let event = SampleEvents.premium(summary: String(repeating: "<&>", count: 20_000))
+        let text = try Self.chatText(event, format: .slack)
+        #expect(text.count <= 40_000)
+        #expect(text.hasSuffix("&lt;&amp;&gt;…") || text.hasSuffix("&lt;…") || text.hasSuffix("&lt;&amp;…"))
+        #expect(!text.contains("<") && !text.contains(">"))
+        // A text within the limit is sent whole.
+        let short = try Self.chatText(SampleEvents.premium(summary: "a <b> & c"), format: .slack)
+        #expect(short.hasSuffix("\n") == false && short.contains("a &lt;b&gt; &amp; c\n"))
+    }
+
     @Test("telegram without chat_id is an error, not a body")
     func telegramNeedsChatID() {
         #expect(throws: WebhookBody.RenderError.missingChatID) {

@@ -78,12 +78,23 @@ struct IPOSubscriptionIntegrationTests {
         let lines = once.stdout.split(separator: "\n").map(String.init)
         let table = try #require(lines.firstIndex(of: "IPO SUBSCRIPTIONS"), "\(once.stdout)")
         let rows = lines[(table + 1)...].map { $0.trimmingCharacters(in: .whitespaces) }
-        #expect(rows.contains("4169 泰宗 (初上市): open, subscription \(today)..\(end) Asia/Taipei price 102.00 TWD (not final)"), "\(rows)")
-        // The other 74 recorded offerings are all past: listed as closed, none open.
-        #expect(rows.filter { $0.contains(": open,") || $0.contains(": last_day,") }.count == 1, "\(rows)")
-        #expect(rows.count == payload.rowCount, "\(rows)")
+        // Open and upcoming windows only, said relative to today; the other 74 recorded offerings are all past:
+        // counted, not listed (`once --all` lists them).
+        #expect(rows.count == 3, "\(rows)")
+        #expect(rows.first?.hasPrefix("now ") == true, "\(rows)")
+        #expect(rows.contains(
+            "4169 泰宗 (初上市): opened today, closes in 2 days, subscription \(today)..\(end) Asia/Taipei, price 102.00 TWD (not final)"),
+            "\(rows)")
+        #expect(rows.last == "(\(payload.rowCount - 1) closed windows not shown; `once --all` lists them)", "\(rows)")
         let printed = lines.compactMap { try? AlertEvent.makeDecoder().decode(AlertEvent.self, from: Data($0.utf8)) }
         #expect(printed.map(\.key) == [key])
         #expect(printed.first?.summary == summary)
+
+        // `once --all` lists the closed windows too.
+        let all = try await harness.once(["--all"])
+        #expect(all.status == 0, "\(all)")
+        let allLines = all.stdout.split(separator: "\n").map(String.init)
+        let allTable = try #require(allLines.firstIndex(of: "IPO SUBSCRIPTIONS"), "\(all.stdout)")
+        #expect(allLines[(allTable + 1)...].filter { $0.contains(": closed ") }.count == payload.rowCount - 1, "\(all.stdout)")
     }
 }

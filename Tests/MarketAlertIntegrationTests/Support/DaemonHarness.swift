@@ -112,9 +112,9 @@ struct DaemonHarness {
         return daemon
     }
 
-    /// Runs `marketalertd once` on the config to completion (bounded by `timeout(1)`).
-    func once() async throws -> CommandResult {
-        try await CommandRunner.run([DaemonProcess.binary.path, "once", "--config", configPath], timeoutSeconds: 30)
+    /// Runs `marketalertd once` (plus `arguments`, e.g. `--all`) on the config to completion (bounded by `timeout(1)`).
+    func once(_ arguments: [String] = []) async throws -> CommandResult {
+        try await CommandRunner.run([DaemonProcess.binary.path, "once", "--config", configPath] + arguments, timeoutSeconds: 30)
     }
 
     func cleanUp() { try? FileManager.default.removeItem(at: directory) }
