@@ -30,7 +30,8 @@ package struct Price: Sendable, Hashable, CustomStringConvertible {
         self.init(exact: decimal, value: double)
     }
 
-    private init?(exact: Decimal, value: Double) {
+    /// Both forms of one number (module-internal: `Price+Bytes` builds them from wire bytes).
+    init?(exact: Decimal, value: Double) {
         guard value.isFinite, value > 0, exact > 0 else { return nil }
         self.exact = exact
         self.value = value
