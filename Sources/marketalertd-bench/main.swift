@@ -47,6 +47,11 @@ do {
         let (evaluationTable, evaluationVerdict) = Report.evaluation(evaluation)
         print(evaluationTable)
         verdicts.append(evaluationVerdict)
+
+        print("\nStream decode (one frame → market table → Quote, per frame)")
+        let (streamTable, streamVerdict) = try StreamDecodeBenchmark.run(assets: markets.assets, iterations: options.iterations)
+        print(streamTable)
+        verdicts.append(streamVerdict)
     }
 } catch {
     print("FAIL bench could not run: \(error)")
