@@ -56,6 +56,11 @@ do {
         let (incrementalTable, incrementalVerdict) = Report.incremental(incremental)
         print(incrementalTable)
         verdicts.append(incrementalVerdict)
+
+        print("\nStream decode (one frame → market table → Quote, per frame)")
+        let (streamTable, streamVerdict) = try StreamDecodeBenchmark.run(assets: markets.assets, iterations: options.iterations)
+        print(streamTable)
+        verdicts.append(streamVerdict)
     }
 } catch {
     print("FAIL bench could not run: \(error)")

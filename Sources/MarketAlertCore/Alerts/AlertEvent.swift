@@ -54,8 +54,13 @@ package struct QuoteDetail: Sendable, Equatable, Codable {
     package var priceRef: Decimal
     package var side: String?
     package var at: Date
+    /// v2: how the quote arrived, `stream` or `rest` (absent in version-1 events).
+    package var transport: String?
 
-    package init(exchange: String, market: String, price: Decimal, quote: String, priceRef: Decimal, side: String?, at: Date) {
+    package init(
+        exchange: String, market: String, price: Decimal, quote: String, priceRef: Decimal, side: String?, at: Date,
+        transport: String? = nil
+    ) {
         self.exchange = exchange
         self.market = market
         self.price = price
@@ -63,9 +68,10 @@ package struct QuoteDetail: Sendable, Equatable, Codable {
         self.priceRef = priceRef
         self.side = side
         self.at = at
+        self.transport = transport
     }
 
-    enum CodingKeys: String, CodingKey { case exchange, market, price, quote, priceRef = "price_ref", side, at }
+    enum CodingKeys: String, CodingKey { case exchange, market, price, quote, priceRef = "price_ref", side, at, transport }
 }
 
 package struct FXDetail: Sendable, Equatable, Codable {

@@ -34,7 +34,8 @@ package struct Price: Sendable, Hashable, CustomStringConvertible {
     /// Prices must lie strictly between these bounds.
     package static let plausibleRange = (lower: 1e-12, upper: 1e12)
 
-    private init?(exact: Decimal, value: Double) {
+    /// Both forms of one number (module-internal: `Price+Bytes` builds them from wire bytes).
+    init?(exact: Decimal, value: Double) {
         guard value.isFinite, value > Self.plausibleRange.lower, value < Self.plausibleRange.upper, exact > 0 else { return nil }
         self.exact = exact
         self.value = value

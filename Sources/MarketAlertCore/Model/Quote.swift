@@ -16,10 +16,13 @@ package struct Quote: Sendable, Equatable {
     package var exchangeTime: Date?
     /// When the daemon received the response.
     package var receivedAt: Date
+    /// How the quote arrived: a REST poll or a live stream.
+    package var transport: QuoteTransport = .rest
 
     package init(
         exchange: ExchangeID, market: String, base: String, quote: String,
-        last: Price?, bid: Price? = nil, ask: Price? = nil, exchangeTime: Date? = nil, receivedAt: Date
+        last: Price?, bid: Price? = nil, ask: Price? = nil, exchangeTime: Date? = nil, receivedAt: Date,
+        transport: QuoteTransport = .rest
     ) {
         self.exchange = exchange
         self.market = market
@@ -30,6 +33,7 @@ package struct Quote: Sendable, Equatable {
         self.ask = ask
         self.exchangeTime = exchangeTime
         self.receivedAt = receivedAt
+        self.transport = transport
     }
 
     /// The quote's own time: the exchange timestamp if given, else when it was received.
@@ -40,6 +44,11 @@ package struct Quote: Sendable, Equatable {
         guard let bid, let ask else { return nil }
         return Price((bid.exact + ask.exact) / 2)
     }
+}
+
+/// How a quote reached the daemon (`transport` in alert JSON).
+package enum QuoteTransport: String, Sendable, Hashable {
+    case rest, stream
 }
 
 /// A (base, quote) pair an exchange is asked to watch, e.g. BTC in USDT.

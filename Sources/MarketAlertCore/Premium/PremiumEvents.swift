@@ -49,7 +49,7 @@ package enum PremiumEvents {
         QuoteDetail(
             exchange: priced.quote.exchange.rawValue, market: priced.quote.market, price: priced.price.exact,
             quote: priced.quote.quote, priceRef: CurrencyDigits.priceRef(priced.priceRef, currency: reference), side: priced.side,
-            at: priced.quote.at)
+            at: priced.quote.at, transport: priced.quote.transport.rawValue)
     }
 
     /// `upbit 139,500,000 KRW (95,123.45 USD)`, or `binance 95,006.70 USDT` when no conversion was needed: the

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MarketAlertCore
 
 /// Everything the daemon knows of one exchange, in one value: its catalog entry (defaults and limits for the
@@ -12,6 +13,21 @@ package struct ExchangeDescriptor: Sendable {
     package var makeQuoteSource: @Sendable (ExchangeSettings, HTTPFetcher) -> any QuoteSource
     /// Decodes one ticker response body into the watched quotes (fixture tests and the benchmarks use it).
     package var decodeTickers: @Sendable (_ body: Data, _ watched: Set<MarketPair>, _ receivedAt: Date) throws(SourceError) -> [Quote]
+    /// The WebSocket source for a stream URL (nil: the exchange has no stream adapter yet).
+    package var makeStreamSource: (@Sendable (_ url: URL, _ settings: ExchangeSettings, _ context: StreamContext) -> any StreamSource)?
+
+    package init(
+        catalog: ExchangeCatalog.Entry, marketID: @escaping @Sendable (MarketPair) -> String,
+        makeQuoteSource: @escaping @Sendable (ExchangeSettings, HTTPFetcher) -> any QuoteSource,
+        decodeTickers: @escaping @Sendable (Data, Set<MarketPair>, Date) throws(SourceError) -> [Quote],
+        makeStreamSource: (@Sendable (URL, ExchangeSettings, StreamContext) -> any StreamSource)? = nil
+    ) {
+        self.catalog = catalog
+        self.marketID = marketID
+        self.makeQuoteSource = makeQuoteSource
+        self.decodeTickers = decodeTickers
+        self.makeStreamSource = makeStreamSource
+    }
 
     package var id: ExchangeID { catalog.id }
 }
@@ -40,10 +56,28 @@ package struct ExchangeRegistry: Sendable {
 
     package var catalog: ExchangeCatalog { ExchangeCatalog(all.map(\.catalog)) }
 
+    /// The stream source for a configured exchange: only with `stream` on, a `stream_url` (given, or the
+    /// default when `base_url` is not overridden) and a stream adapter.
+    package func makeStreamSource(_ settings: ExchangeSettings, context: StreamContext) -> (any StreamSource)? {
+        guard settings.streamEnabled, let url = settings.streamURL, let make = descriptors[settings.id]?.makeStreamSource else { return nil }
+        return make(url, settings, context)
+    }
+
     /// The REST source for a configured exchange (nil only for an id this registry does not know, which the
     /// config reader already rejects).
     package func makeQuoteSource(_ settings: ExchangeSettings, fetcher: HTTPFetcher) -> (any QuoteSource)? {
         descriptors[settings.id]?.makeQuoteSource(settings, fetcher)
+    }
+}
+
+/// What a stream source needs from the daemon.
+package struct StreamContext: Sendable {
+    package var clock: any DaemonClock
+    package var logger: Logger
+
+    package init(clock: any DaemonClock, logger: Logger) {
+        self.clock = clock
+        self.logger = logger
     }
 }
 

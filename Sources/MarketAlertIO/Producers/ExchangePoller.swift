@@ -24,11 +24,16 @@ package struct ExchangePoller: Sendable {
         self.random = random
     }
 
-    /// Polls until cancelled.
-    package func run(into inbox: EngineInbox) async {
+    /// Polls until cancelled; while `paused` says so (a live stream), it only waits.
+    package func run(into inbox: EngineInbox, paused: @escaping @Sendable () -> Bool = { false }) async {
         let backoff = Backoff(base: interval, maximum: max(interval, .seconds(120)))
         var failures = 0
         while !Task.isCancelled {
+            if paused() {
+                failures = 0
+                do { try await clock.sleep(for: interval) } catch { return }
+                continue
+            }
             let outcome = await pollOnce(into: inbox)
             let wait: Duration
             switch outcome {

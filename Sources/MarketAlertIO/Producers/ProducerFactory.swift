@@ -5,6 +5,8 @@ import MarketAlertCore
 package struct ProducerFactory: Sendable {
     /// The REST source of a configured exchange (nil: unknown to the registry).
     package var quoteSource: @Sendable (ExchangeSettings) -> (any QuoteSource)?
+    /// Its stream, when it has one and the settings turn it on.
+    package var streamSource: @Sendable (ExchangeSettings) -> (any StreamSource)?
     /// The FX poller for the settings (nil when no FX is needed or no provider is usable).
     package var fxPoller: @Sendable (Settings) -> FXPoller?
     /// The poller of one IPO source.
@@ -12,10 +14,12 @@ package struct ProducerFactory: Sendable {
 
     package init(
         quoteSource: @escaping @Sendable (ExchangeSettings) -> (any QuoteSource)?,
+        streamSource: @escaping @Sendable (ExchangeSettings) -> (any StreamSource)? = { _ in nil },
         fxPoller: @escaping @Sendable (Settings) -> FXPoller? = { _ in nil },
         ipoPoller: @escaping @Sendable (IPOSourceSettings, IPOSettings) -> IPOPoller? = { _, _ in nil }
     ) {
         self.quoteSource = quoteSource
+        self.streamSource = streamSource
         self.fxPoller = fxPoller
         self.ipoPoller = ipoPoller
     }

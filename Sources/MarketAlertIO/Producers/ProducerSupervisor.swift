@@ -86,7 +86,8 @@ package actor ProducerSupervisor {
         case .exchange(let exchange, let pairs):
             guard let source = factory.quoteSource(exchange) else { return nil }
             let poller = ExchangePoller(settings: exchange, source: source, pairs: pairs, clock: clock)
-            return { await poller.run(into: $0) }
+            let producer = ExchangeProducer(poller: poller, stream: factory.streamSource(exchange), pairs: pairs)
+            return { await producer.run(into: $0) }
         case .fx:
             guard let poller = factory.fxPoller(settings) else { return nil }
             return { await poller.run(into: $0) }

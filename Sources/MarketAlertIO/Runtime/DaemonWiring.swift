@@ -45,6 +45,9 @@ package struct DaemonWiring: Sendable {
         let rejectedPrices = RejectedPriceReporter(clock: clock, logger: logger)
         return ProducerFactory(
             quoteSource: { settings in wiring.registry.makeQuoteSource(settings, fetcher: fetcher).map(rejectedPrices.reporting) },
+            streamSource: { settings in
+                wiring.registry.makeStreamSource(settings, context: StreamContext(clock: wiring.clock, logger: wiring.logger))
+            },
             fxPoller: { wiring.makeFX($0) },
             ipoPoller: { source, ipo in
                 IPOPoller(settings: source, excludeNamePatterns: ipo.excludeNamePatterns, fetcher: fetcher, clock: wiring.clock, logger: wiring.logger)

@@ -1,0 +1,150 @@
+import Foundation
+import MarketAlertCore
+
+/// Binance spot market streams (`wss://stream.binance.com:9443/ws`): `<symbol>@bookTicker` (best bid/ask,
+/// real time) and `<symbol>@ticker` (last price, every second) for every watched symbol on one connection,
+/// subscribed with `{"method":"SUBSCRIBE","params":[…],"id":N}` and acknowledged `{"result":null,"id":N}`;
+/// errors arrive as `{"error":{"code":…,"msg":…},"id":N}` (or `{"code":…,"msg":…}`).
+///
+/// Binance pings every 20 s and drops a connection whose pong is a minute late; it accepts at most 5
+/// client messages per second (pongs included); a connection lives 24 h, and a `serverShutdown` event
+/// announces an early close: both start a replacement connection before the old one goes.
+/// Frames of a combined stream (`{"stream":…,"data":{…}}`, the `/stream` endpoint) are read too.
+package struct BinanceStream: ExchangeStreamProtocol {
+    package init() {}
+
+    package var exchange: ExchangeID { .binance }
+    package var keepalive: StreamKeepalive { .serverDriven(window: .seconds(60)) }
+    package var lifetime: Duration? { .seconds(24 * 3600) }
+    package var outboundLimit: OutboundPacer? { OutboundPacer(limit: 5, per: .seconds(1)) }
+
+    /// Streams per SUBSCRIBE message (Binance allows 1024 per connection).
+    static let streamsPerMessage = 200
+
+    package func marketID(_ pair: MarketPair) -> String { BinanceTickerSource.symbol(pair) }
+
+    package func subscription(for markets: [String]) -> StreamSubscription {
+        let streams = markets.flatMap { market in
+            let symbol = market.lowercased()
+            return ["\(symbol)@bookTicker", "\(symbol)@ticker"]
+        }
+        var messages: [String] = []
+        var acks: Set<String> = []
+        for (number, start) in stride(from: 0, to: streams.count, by: Self.streamsPerMessage).enumerated() {
+            let chunk = streams[start..<min(start + Self.streamsPerMessage, streams.count)]
+            let id = number + 1
+            let params = chunk.map { "\"\($0)\"" }.joined(separator: ",")
+            messages.append("{\"method\":\"SUBSCRIBE\",\"params\":[\(params)],\"id\":\(id)}")
+            acks.insert("id:\(id)")
+        }
+        return StreamSubscription(messages: messages, acks: acks)
+    }
+
+    package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
+        let json = JSONBytes(frame)
+        guard let root = json.root else { return .dropped(.malformed) }
+        var fields = Fields()
+        guard let end = fields.read(json, objectAt: root), json.skipSpace(end) == frame.count else { return .dropped(.malformed) }
+        if let data = fields.data {
+            // Combined stream: the payload is one level down.
+            var inner = Fields()
+            guard inner.read(json, objectAt: data.start) != nil else { return .dropped(.malformed) }
+            return classify(inner, json, into: &table)
+        }
+        return classify(fields, json, into: &table)
+    }
+
+    private func classify(_ fields: Fields, _ json: JSONBytes, into table: inout StreamMarketTable) -> StreamFrame {
+        if let event = fields.e {
+            if json.isString(event, "serverShutdown") { return .shutdownNotice }
+            guard json.isString(event, "24hrTicker") else { return .ignored }
+            guard let symbol = fields.s, symbol.kind == .string, let lastValue = fields.c else { return .dropped(.malformed) }
+            guard let last = json.price(lastValue) else { return .dropped(.invalidPrice) }
+            guard let index = table.index(of: json.slice(symbol)) else { return .unwatched }
+            let time = fields.E.flatMap(json.integer).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            table.apply(index, last: last, exchangeTime: time)
+            return .data
+        }
+        if let symbol = fields.s, let bidValue = fields.b, let askValue = fields.a, fields.u != nil {
+            guard symbol.kind == .string else { return .dropped(.malformed) }
+            guard let bid = json.price(bidValue), let ask = json.price(askValue) else { return .dropped(.invalidPrice) }
+            guard bid.value <= ask.value else { return .dropped(.crossedBook) }
+            guard let index = table.index(of: json.slice(symbol)) else { return .unwatched }
+            table.apply(index, bid: bid, ask: ask)
+            return .data
+        }
+        if let error = fields.error ?? fields.msg {
+            return .rejected(reason: "\(fields.code.map(json.string) ?? "") \(json.string(error))".trimmingCharacters(in: .whitespaces))
+        }
+        if fields.hasResult, let id = fields.id.flatMap(json.integer) {
+            return .acked(keys: ["id:\(id)"], complete: false)
+        }
+        return .dropped(.unknownMessage)
+    }
+
+    /// The top-level members a Binance frame may carry.
+    private struct Fields {
+        var e: JSONBytes.Value?
+        var E: JSONBytes.Value?
+        var s: JSONBytes.Value?
+        var b: JSONBytes.Value?
+        var a: JSONBytes.Value?
+        var c: JSONBytes.Value?
+        var u: JSONBytes.Value?
+        var id: JSONBytes.Value?
+        var code: JSONBytes.Value?
+        var msg: JSONBytes.Value?
+        var error: JSONBytes.Value?
+        var data: JSONBytes.Value?
+        var hasResult = false
+
+        mutating func read(_ json: JSONBytes, objectAt index: Int) -> Int? {
+            json.members(ofObjectAt: index) { start, end, value in
+                if end - start == 1 {
+                    switch json.bytes[start] {
+                    case UInt8(ascii: "e"): e = value
+                    case UInt8(ascii: "E"): E = value
+                    case UInt8(ascii: "s"): s = value
+                    case UInt8(ascii: "b"): b = value
+                    case UInt8(ascii: "a"): a = value
+                    case UInt8(ascii: "c"): c = value
+                    case UInt8(ascii: "u"): u = value
+                    default: break
+                    }
+                } else if json.matches(start, end, "id") {
+                    id = value
+                } else if json.matches(start, end, "result") {
+                    hasResult = true
+                } else if json.matches(start, end, "error") {
+                    error = Self.errorMessage(json, value) ?? value
+                    if code == nil { code = Self.errorCode(json, value) }
+                } else if json.matches(start, end, "code") {
+                    code = value
+                } else if json.matches(start, end, "msg") {
+                    msg = value
+                } else if json.matches(start, end, "data"), value.kind == .object {
+                    data = value
+                }
+                return true
+            }
+        }
+
+        static func errorMessage(_ json: JSONBytes, _ value: JSONBytes.Value) -> JSONBytes.Value? {
+            member(json, value, "msg")
+        }
+
+        static func errorCode(_ json: JSONBytes, _ value: JSONBytes.Value) -> JSONBytes.Value? {
+            member(json, value, "code")
+        }
+
+        static func member(_ json: JSONBytes, _ value: JSONBytes.Value, _ name: StaticString) -> JSONBytes.Value? {
+            guard value.kind == .object else { return nil }
+            var found: JSONBytes.Value?
+            json.members(ofObjectAt: value.start) { start, end, inner in
+                if json.matches(start, end, name) { found = inner }
+                return found == nil
+            }
+            return found
+        }
+    }
+}

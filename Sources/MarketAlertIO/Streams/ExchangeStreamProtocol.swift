@@ -1,0 +1,80 @@
+import Foundation
+import MarketAlertCore
+
+/// What one exchange's public WebSocket expects and sends: the subscription messages, how acks and errors
+/// look, the keepalive, limits, and a byte-level decoder from frames to market updates. One per exchange,
+/// in its folder (`Exchanges/<Name>/<Name>Stream.swift`); `WebSocketStreamSource` runs any of them.
+package protocol ExchangeStreamProtocol: Sendable {
+    var exchange: ExchangeID { get }
+    var keepalive: StreamKeepalive { get }
+    /// The text of the client ping when `keepalive.ping == .message` (`ping`, `{"op":"ping"}`).
+    var pingMessage: String { get }
+    /// The server closes connections at this age (Binance 24 h), or nil.
+    var lifetime: Duration? { get }
+    /// Limit on client messages per connection, or nil.
+    var outboundLimit: OutboundPacer? { get }
+    /// A floor for reconnect delays (exchanges that refuse rapid connection attempts).
+    var reconnectFloor: Duration { get }
+    /// The market id as it appears in frames.
+    func marketID(_ pair: MarketPair) -> String
+    /// The messages to send after the handshake for the watched markets, and the acks that must follow.
+    func subscription(for markets: [String]) -> StreamSubscription
+    /// Decodes one frame (text or binary; the same bytes either way). Market data goes into `table`
+    /// (after `table.beginFrame()` by the caller); the result says what kind of frame it was.
+    func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame
+}
+
+extension ExchangeStreamProtocol {
+    package var pingMessage: String { "ping" }
+    package var lifetime: Duration? { nil }
+    package var outboundLimit: OutboundPacer? { nil }
+    package var reconnectFloor: Duration { .zero }
+}
+
+/// The subscription plan for one connection.
+package struct StreamSubscription: Sendable, Equatable {
+    package var messages: [String]
+    /// Ack keys that must all arrive (each protocol defines its own, e.g. `id:1`, `tickers:BTC-USDT`).
+    package var acks: Set<String>
+    /// The exchange never acknowledges: the first market data frame proves the subscription.
+    package var liveOnFirstData: Bool
+
+    package init(messages: [String], acks: Set<String>, liveOnFirstData: Bool = false) {
+        self.messages = messages
+        self.acks = acks
+        self.liveOnFirstData = liveOnFirstData
+    }
+}
+
+/// What a frame was.
+package enum StreamFrame: Sendable, Equatable {
+    /// Market data, applied to the watched markets in `table.touched`.
+    case data
+    /// Well-formed market data for a market that is not watched (ignored; does not count as fresh).
+    case unwatched
+    /// Subscription acknowledgements (`complete`: the exchange's whole answer, see `StreamConnectionEvent`).
+    case acked(keys: [String], complete: Bool)
+    /// An in-band error (refused subscription, invalid request).
+    case rejected(reason: String)
+    /// A pong, heartbeat or status message: the transport is alive.
+    case heartbeat
+    /// The server will close this connection soon.
+    case shutdownNotice
+    /// A known message of no interest.
+    case ignored
+    /// Unusable; counted and dropped, never a quote.
+    case dropped(StreamDropReason)
+}
+
+package enum StreamDropReason: String, Sendable, CaseIterable {
+    /// Not JSON, truncated, or not the shape the exchange documents.
+    case malformed
+    /// A price that is zero, negative, NaN, infinite or unparsable.
+    case invalidPrice
+    /// Best bid above best ask.
+    case crossedBook
+    /// Larger than the decode limit.
+    case oversized
+    /// Well-formed JSON of a kind the protocol does not know.
+    case unknownMessage
+}

@@ -1,0 +1,192 @@
+import MarketAlertCore
+
+/// Byte-level JSON walking for stream frames: no `String`, no dictionary, no allocation. A decoder walks
+/// the members of an object (`members(ofObjectAt:)`), compares keys against static text (`is(_:_:)`) and
+/// reads the few values it needs; everything else is skipped structurally (strings with escapes, nested
+/// objects and arrays). Malformed input makes the walk return nil, never crash: the frame is dropped.
+struct JSONBytes {
+    enum Kind: Equatable { case string, number, object, array, literal }
+
+    /// A value's bytes: for a string the text between the quotes (escapes left as they are), otherwise the
+    /// whole token or structure.
+    struct Value {
+        var start: Int
+        var end: Int
+        var kind: Kind
+    }
+
+    let bytes: UnsafeRawBufferPointer
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    /// The first byte that is not whitespace at or after `index`.
+    func skipSpace(_ index: Int) -> Int {
+        var index = index
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return index
+            }
+        }
+        return index
+    }
+
+    /// The top-level value: the index of its first byte (nil if the frame is blank).
+    var root: Int? {
+        let index = skipSpace(0)
+        return index < bytes.count ? index : nil
+    }
+
+    /// Calls `body(keyStart, keyEnd, value)` for each member of the object whose `{` is at `index`; `body`
+    /// returns false to stop early. Returns the index after the closing `}`, or nil if malformed.
+    @discardableResult
+    func members(ofObjectAt index: Int, depth: Int = 0, _ body: (Int, Int, Value) -> Bool) -> Int? {
+        guard depth < Self.maximumDepth, index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return nil }
+        var cursor = skipSpace(index + 1)
+        if cursor < bytes.count, bytes[cursor] == UInt8(ascii: "}") { return cursor + 1 }
+        while cursor < bytes.count {
+            guard bytes[cursor] == UInt8(ascii: "\""), let keyEnd = stringEnd(from: cursor + 1) else { return nil }
+            let keyStart = cursor + 1
+            cursor = skipSpace(keyEnd + 1)
+            guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: ":") else { return nil }
+            cursor = skipSpace(cursor + 1)
+            guard let (value, next) = value(at: cursor, depth: depth) else { return nil }
+            if !body(keyStart, keyEnd, value) { return next }
+            cursor = skipSpace(next)
+            guard cursor < bytes.count else { return nil }
+            if bytes[cursor] == UInt8(ascii: "}") { return cursor + 1 }
+            guard bytes[cursor] == UInt8(ascii: ",") else { return nil }
+            cursor = skipSpace(cursor + 1)
+        }
+        return nil
+    }
+
+    /// Calls `body` for each element of the array whose `[` is at `index`; same contract as `members`.
+    @discardableResult
+    func elements(ofArrayAt index: Int, depth: Int = 0, _ body: (Value) -> Bool) -> Int? {
+        guard depth < Self.maximumDepth, index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
+        var cursor = skipSpace(index + 1)
+        if cursor < bytes.count, bytes[cursor] == UInt8(ascii: "]") { return cursor + 1 }
+        while cursor < bytes.count {
+            guard let (value, next) = value(at: cursor, depth: depth) else { return nil }
+            if !body(value) { return next }
+            cursor = skipSpace(next)
+            guard cursor < bytes.count else { return nil }
+            if bytes[cursor] == UInt8(ascii: "]") { return cursor + 1 }
+            guard bytes[cursor] == UInt8(ascii: ",") else { return nil }
+            cursor = skipSpace(cursor + 1)
+        }
+        return nil
+    }
+
+    /// Nesting deeper than this is malformed for any exchange frame (and would cost stack).
+    static let maximumDepth = 32
+
+    /// The value starting at `index` (inside `depth` enclosing structures) and the index after it.
+    func value(at index: Int, depth: Int = 0) -> (Value, Int)? {
+        guard index < bytes.count else { return nil }
+        switch bytes[index] {
+        case UInt8(ascii: "\""):
+            guard let end = stringEnd(from: index + 1) else { return nil }
+            return (Value(start: index + 1, end: end, kind: .string), end + 1)
+        case UInt8(ascii: "{"):
+            guard let end = members(ofObjectAt: index, depth: depth + 1, { _, _, _ in true }) else { return nil }
+            return (Value(start: index, end: end, kind: .object), end)
+        case UInt8(ascii: "["):
+            guard let end = elements(ofArrayAt: index, depth: depth + 1, { _ in true }) else { return nil }
+            return (Value(start: index, end: end, kind: .array), end)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            var end = index + 1
+            while end < bytes.count, Self.isNumberByte(bytes[end]) { end += 1 }
+            return (Value(start: index, end: end, kind: .number), end)
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            var end = index + 1
+            while end < bytes.count, bytes[end] >= UInt8(ascii: "a"), bytes[end] <= UInt8(ascii: "z") { end += 1 }
+            guard matches(index, end, "true") || matches(index, end, "false") || matches(index, end, "null") else { return nil }
+            return (Value(start: index, end: end, kind: .literal), end)
+        default:
+            return nil
+        }
+    }
+
+    /// The index of the closing quote of a string whose text starts at `index`.
+    private func stringEnd(from index: Int) -> Int? {
+        var cursor = index
+        while cursor < bytes.count {
+            switch bytes[cursor] {
+            case UInt8(ascii: "\""): return cursor
+            case UInt8(ascii: "\\"): cursor += 2
+            case 0..<0x20: return nil
+            default: cursor += 1
+            }
+        }
+        return nil
+    }
+
+    private static func isNumberByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "+"),
+             UInt8(ascii: "e"), UInt8(ascii: "E"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    // MARK: Reading values
+
+    /// Whether bytes `start..<end` are exactly `text`.
+    func matches(_ start: Int, _ end: Int, _ text: StaticString) -> Bool {
+        guard end - start == text.utf8CodeUnitCount, end <= bytes.count, let base = bytes.baseAddress else { return false }
+        return memcmp(base + start, text.utf8Start, text.utf8CodeUnitCount) == 0
+    }
+
+    /// Whether `value` is the string `text`.
+    func isString(_ value: Value, _ text: StaticString) -> Bool {
+        value.kind == .string && matches(value.start, value.end, text)
+    }
+
+    /// The bytes of `value` (a string's text, or a number's token).
+    func slice(_ value: Value) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: bytes[value.start..<value.end])
+    }
+
+    /// A price from a JSON string or number; nil for anything else or an unusable number.
+    func price(_ value: Value) -> Price? {
+        guard value.kind == .string || value.kind == .number else { return nil }
+        return Price(bytes: slice(value))
+    }
+
+    /// A non-negative integer (a string of digits or a JSON number without fraction), or nil.
+    func integer(_ value: Value) -> Int64? {
+        guard value.kind == .string || value.kind == .number, value.end > value.start, value.end - value.start <= 18 else { return nil }
+        var result: Int64 = 0
+        for index in value.start..<value.end {
+            let byte = bytes[index]
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            result = result * 10 + Int64(byte - UInt8(ascii: "0"))
+        }
+        return result
+    }
+
+    /// `true` or `false`, or nil.
+    func bool(_ value: Value) -> Bool? {
+        guard value.kind == .literal else { return nil }
+        if matches(value.start, value.end, "true") { return true }
+        if matches(value.start, value.end, "false") { return false }
+        return nil
+    }
+
+    /// A value's text as a `String` (only for rare messages: acks and errors, never market data).
+    func string(_ value: Value) -> String {
+        String(decoding: slice(value), as: UTF8.self)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

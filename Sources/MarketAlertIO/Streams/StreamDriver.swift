@@ -1,0 +1,184 @@
+import Foundation
+import Logging
+import MarketAlertCore
+import NIOCore
+
+/// The loop behind `WebSocketStreamSource.run`: one task owns the state machine and the market table;
+/// connections and timers are child tasks that only report events to it.
+struct StreamDriver<P: ExchangeStreamProtocol> {
+    private struct LinkHandle {
+        let commands: AsyncStream<WebSocketLinkCommand>.Continuation
+        let holder: WebSocketChannelHolder
+        var connected = false
+    }
+
+    let source: WebSocketStreamSource<P>
+    var table: StreamMarketTable
+    let subscription: StreamSubscription
+    var machine: StreamConnectionStateMachine
+    private var links: [StreamLinkID: LinkHandle] = [:]
+    private var armed: Date?
+
+    init(source: WebSocketStreamSource<P>, table: StreamMarketTable, subscription: StreamSubscription, machine: StreamConnectionStateMachine) {
+        self.source = source
+        self.table = table
+        self.subscription = subscription
+        self.machine = machine
+    }
+
+    mutating func run(emit: @escaping @Sendable (StreamUpdate) async -> Void) async {
+        let mailbox = StreamMailbox(markets: table.entries.count)
+        let (events, sink) = AsyncStream.makeStream(of: StreamDriverEvent.self)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await mailbox.deliver(to: emit) }
+            step(.start, group: &group, sink: sink, mailbox: mailbox)
+            for await event in events {
+                switch event {
+                case .tick(let deadline):
+                    if deadline == armed { armed = nil }
+                    step(.tick, group: &group, sink: sink, mailbox: mailbox)
+                case .link(let id, let linkEvent):
+                    if let machineEvent = translate(id, linkEvent, mailbox: mailbox) {
+                        step(machineEvent, group: &group, sink: sink, mailbox: mailbox)
+                    }
+                }
+            }
+            for handle in links.values {
+                handle.commands.finish()
+                handle.holder.close()
+            }
+            links.removeAll()
+            mailbox.finish()
+            sink.finish()
+            group.cancelAll()
+        }
+    }
+
+    /// Feeds the machine, carries out its actions, re-arms the timer.
+    private mutating func step(
+        _ event: StreamConnectionEvent, group: inout TaskGroup<Void>, sink: AsyncStream<StreamDriverEvent>.Continuation,
+        mailbox: StreamMailbox
+    ) {
+        let actions = machine.handle(event, now: source.clock.now(), random: source.random())
+        for action in actions { perform(action, group: &group, sink: sink, mailbox: mailbox) }
+        guard let deadline = machine.nextDeadline else { return }
+        if let armed, armed <= deadline { return }
+        armed = deadline
+        let clock = source.clock
+        group.addTask {
+            do { try await clock.sleep(until: deadline) } catch { return }
+            sink.yield(.tick(deadline))
+        }
+    }
+
+    private mutating func perform(
+        _ action: StreamConnectionAction, group: inout TaskGroup<Void>, sink: AsyncStream<StreamDriverEvent>.Continuation,
+        mailbox: StreamMailbox
+    ) {
+        let exchange = source.exchange.rawValue
+        switch action {
+        case .connect(let id):
+            let (commands, continuation) = AsyncStream.makeStream(of: WebSocketLinkCommand.self)
+            let holder = WebSocketChannelHolder()
+            links[id] = LinkHandle(commands: continuation, holder: holder)
+            source.counters.update { $0.connects += 1 }
+            source.logger?.debug("stream connecting", metadata: ["source": "\(exchange)", "link": "\(id)", "url": "\(source.url)"])
+            let link = WebSocketLink(url: source.url, connector: source.connector, connectTimeout: source.connectTimeout)
+            group.addTask {
+                await link.run(commands: commands, holder: holder) { sink.yield(.link(id, $0)) }
+            }
+        case .send(let id, let message):
+            guard let handle = links[id] else { return }
+            switch message {
+            case .subscribe(let index):
+                guard subscription.messages.indices.contains(index) else { return }
+                handle.commands.yield(.text(subscription.messages[index]))
+            case .ping:
+                source.counters.update { $0.pingsSent += 1 }
+                let keepalive = source.protocolDescription.keepalive
+                handle.commands.yield(keepalive.ping == .protocolFrame ? .ping : .text(source.protocolDescription.pingMessage))
+            case .pong(let payload):
+                handle.commands.yield(.pong(ByteBuffer(bytes: payload)))
+            }
+        case .close(let id, let reason):
+            guard let handle = links.removeValue(forKey: id) else { return }
+            source.logger?.debug("stream closing a connection", metadata: ["source": "\(exchange)", "link": "\(id)", "reason": "\(reason)"])
+            if handle.connected { handle.commands.yield(.close) } else { handle.holder.close() }
+            handle.commands.finish()
+        case .live:
+            source.counters.update { $0.lives += 1 }
+            source.logger?.info("stream live", metadata: ["source": "\(exchange)", "markets": "\(table.entries.count)"])
+            mailbox.post(.live)
+        case .down(let reason):
+            source.counters.update {
+                $0.downs += 1
+                $0.lastDownReason = reason
+            }
+            source.logger?.warning("stream down", metadata: ["source": "\(exchange)", "reason": "\(reason)"])
+            mailbox.post(.down(reason: reason))
+        }
+    }
+
+    /// Turns a connection's report into a machine event (decoding messages on the way).
+    private mutating func translate(_ id: StreamLinkID, _ event: WebSocketLinkEvent, mailbox: StreamMailbox) -> StreamConnectionEvent? {
+        switch event {
+        case .connected:
+            links[id]?.connected = true
+            return .connected(id)
+        case .connectFailed(let reason):
+            links.removeValue(forKey: id)
+            return .connectFailed(id, reason: reason)
+        case .closed(let reason):
+            links.removeValue(forKey: id)
+            return .closed(id, reason: reason)
+        case .ping(let payload):
+            source.counters.update { $0.serverPings += 1 }
+            return .serverPing(id, payload: Array(payload.readableBytesView))
+        case .pong:
+            source.counters.update { $0.heartbeats += 1 }
+            return .heartbeat(id)
+        case .message(let buffer, _, let compressed):
+            return decode(buffer, compressed: compressed, from: id, mailbox: mailbox)
+        }
+    }
+
+    private mutating func decode(_ buffer: ByteBuffer, compressed: Bool, from id: StreamLinkID, mailbox: StreamMailbox) -> StreamConnectionEvent? {
+        let now = source.clock.now()
+        let frame: StreamFrame
+        if compressed {
+            frame = .dropped(.malformed)  // no extension was negotiated: a compressed frame is a protocol error
+        } else if buffer.readableBytes > WebSocketStreamSource<P>.decodeLimit {
+            frame = .dropped(.oversized)
+        } else {
+            let decoder = source.protocolDescription
+            table.beginFrame()
+            frame = buffer.withUnsafeReadableBytes { bytes in decoder.decode(bytes, into: &table, receivedAt: now) }
+        }
+        source.counters.update { counters in
+            counters.frames += 1
+            switch frame {
+            case .data: counters.dataFrames += 1
+            case .heartbeat: counters.heartbeats += 1
+            case .dropped(let reason): counters.dropped[reason, default: 0] += 1
+            default: break
+            }
+        }
+        switch frame {
+        case .data:
+            guard machine.primaryLink == id || machine.successorLink == id else { return nil }
+            for index in table.touched {
+                mailbox.post(table.quote(index, exchange: source.exchange, receivedAt: now), at: index)
+            }
+            return .data(id)
+        case .acked(let keys, let complete):
+            return .acked(id, keys: keys, complete: complete)
+        case .rejected(let reason):
+            return .rejected(id, reason: reason)
+        case .shutdownNotice:
+            return .shutdownNotice(id)
+        case .heartbeat, .ignored, .unwatched, .dropped:
+            // The transport is alive; the market data is not (yet) shown fresh.
+            return .heartbeat(id)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import MarketAlertCore
+
+/// The watched markets of one stream and the latest known best bid, ask and last of each, merged across
+/// channels (Binance `bookTicker` brings bid/ask, `ticker` the last price). A decoder finds a market by the
+/// id bytes in a frame (`index(of:)`, no `String`), then `apply`s what the frame says; the runner turns the
+/// markets a frame touched into `Quote`s. Fixed size after `init`: nothing is allocated per frame.
+package struct StreamMarketTable: Sendable {
+    package struct Entry: Sendable {
+        package let pair: MarketPair
+        /// The market id as it appears in frames (`BTCUSDT`, `BTC-USDT`, `KRW-BTC`, `BTC/USD`).
+        package let market: String
+        let idBytes: [UInt8]
+        package var bid: Price?
+        package var ask: Price?
+        package var last: Price?
+        package var exchangeTime: Date?
+    }
+
+    package private(set) var entries: [Entry]
+    /// FNV-1a of the id bytes → entry index; a hash shared by two ids maps to -1 (then a linear search).
+    private let byHash: [UInt64: Int]
+    /// Entries changed by the current frame.
+    package private(set) var touched: [Int] = []
+
+    /// `marketID` gives each pair's id as the exchange writes it in frames.
+    package init(pairs: Set<MarketPair>, marketID: (MarketPair) -> String) {
+        var entries: [Entry] = []
+        var byHash: [UInt64: Int] = [:]
+        for pair in pairs.sorted(by: { $0.description < $1.description }) {
+            let market = marketID(pair)
+            let bytes = Array(market.utf8)
+            let hash = bytes.withUnsafeBytes(Self.hash)
+            byHash[hash] = byHash[hash] == nil ? entries.count : -1
+            entries.append(Entry(pair: pair, market: market, idBytes: bytes))
+        }
+        self.entries = entries
+        self.byHash = byHash
+        touched.reserveCapacity(entries.count)
+    }
+
+    package var markets: [String] { entries.map(\.market) }
+
+    /// The entry whose id is exactly `bytes`, if watched.
+    package func index(of bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let found = byHash[Self.hash(bytes)] else { return nil }
+        if found >= 0 { return entries[found].idBytes.elementsEqual(bytes) ? found : nil }
+        return entries.firstIndex { $0.idBytes.elementsEqual(bytes) }
+    }
+
+    /// Starts a frame: forgets which entries the previous frame touched.
+    package mutating func beginFrame() { touched.removeAll(keepingCapacity: true) }
+
+    /// Records what a frame says about entry `index`; nil fields leave the entry's value as it was.
+    package mutating func apply(_ index: Int, bid: Price? = nil, ask: Price? = nil, last: Price? = nil, exchangeTime: Date? = nil) {
+        if let bid { entries[index].bid = bid }
+        if let ask { entries[index].ask = ask }
+        if let last { entries[index].last = last }
+        entries[index].exchangeTime = exchangeTime
+        if !touched.contains(index) { touched.append(index) }
+    }
+
+    /// The merged quote of entry `index`, received at `receivedAt`, transport `.stream`.
+    package func quote(_ index: Int, exchange: ExchangeID, receivedAt: Date) -> Quote {
+        let entry = entries[index]
+        return Quote(
+            exchange: exchange, market: entry.market, base: entry.pair.base, quote: entry.pair.quote,
+            last: entry.last, bid: entry.bid, ask: entry.ask, exchangeTime: entry.exchangeTime,
+            receivedAt: receivedAt, transport: .stream)
+    }
+
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+import Synchronization
+
+/// Opens WebSocket client connections with SwiftNIO's own upgrader (`ws://` and `wss://`).
+///
+/// Thin on purpose: the upgrade request carries `Host` and `User-Agent` and nothing else — no `Origin`
+/// (Upbit limits requests that carry one to 1 per 10 s) and no `Sec-WebSocket-Extensions`, so
+/// permessage-deflate is never negotiated. Control frames are not answered here: pings, pongs and close
+/// frames reach the stream runner, which answers pings under the exchange's message-rate limit and counts
+/// every frame for its liveness checks.
+package struct WebSocketConnector: Sendable {
+    package typealias Channel = NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+
+    let group: any EventLoopGroup
+    /// Largest message accepted (after reassembling fragments); a larger one closes the connection (1009).
+    let maxMessageBytes: Int
+
+    package init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, maxMessageBytes: Int = 4 << 20) {
+        self.group = group
+        self.maxMessageBytes = maxMessageBytes
+    }
+
+    package struct ConnectError: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    private enum UpgradeResult: Sendable {
+        case websocket(Channel)
+        case notUpgraded
+    }
+
+    /// Connects and upgrades. `holder` receives the raw channel as soon as it exists, so the caller can
+    /// abort a hanging handshake by closing it.
+    package func connect(to url: URL, timeout: Duration, holder: WebSocketChannelHolder) async throws -> Channel {
+        guard let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss", let host = url.host, !host.isEmpty else {
+            throw ConnectError(description: "not a ws:// or wss:// URL: \(url.absoluteString)")
+        }
+        let secure = scheme == "wss"
+        let port = url.port ?? (secure ? 443 : 80)
+        let hostHeader = url.port.map { "\(host):\($0)" } ?? host
+        var target = url.path.isEmpty ? "/" : url.path
+        if let query = url.query { target += "?" + query }
+        let tls = secure ? try Self.clientTLS.get() : nil
+        let maxBytes = maxMessageBytes
+        let requestTarget = target
+
+        let upgrade: EventLoopFuture<UpgradeResult> = try await ClientBootstrap(group: group)
+            .connectTimeout(.nanoseconds(Int64(timeout.seconds * 1e9)))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connect(host: host, port: port) { channel in
+                holder.attach(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: host))
+                    }
+                    let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(maxFrameSize: maxBytes) { channel, _ in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(NIOWebSocketFrameAggregator(
+                                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 4096, maxAccumulatedFrameSize: maxBytes))
+                            return .websocket(try Channel(wrappingChannelSynchronously: channel))
+                        }
+                    }
+                    var headers = HTTPHeaders()
+                    headers.add(name: "Host", value: hostHeader)
+                    headers.add(name: "User-Agent", value: "marketalertd")
+                    let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: requestTarget, headers: headers)
+                    let configuration = NIOTypedHTTPClientUpgradeConfiguration<UpgradeResult>(
+                        upgradeRequestHead: head, upgraders: [upgrader],
+                        notUpgradingCompletionHandler: { channel in channel.eventLoop.makeSucceededFuture(.notUpgraded) })
+                    var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
+                    pipeline.leftOverBytesStrategy = .forwardBytes
+                    return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: pipeline)
+                }
+            }
+        switch try await upgrade.get() {
+        case .websocket(let channel):
+            return channel
+        case .notUpgraded:
+            holder.close()
+            throw ConnectError(description: "the server refused the WebSocket upgrade (an HTTP answer other than 101)")
+        }
+    }
+
+    /// One client TLS context for every connection (system trust roots), made on first use.
+    private static let clientTLS: Result<NIOSSLContext, any Error> = Result {
+        try NIOSSLContext(configuration: .makeClientConfiguration())
+    }
+}
+
+/// The raw channel of a connection being opened, so that it can be closed from outside (a handshake that
+/// hangs, a connection given up on). Closing before the channel exists closes it as soon as it does.
+package final class WebSocketChannelHolder: Sendable {
+    private struct State {
+        var channel: (any NIOCore.Channel)?
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+
+    package init() {}
+
+    func attach(_ channel: any NIOCore.Channel) {
+        let closeNow = state.withLock { state -> Bool in
+            state.channel = channel
+            return state.closed
+        }
+        if closeNow { channel.close(promise: nil) }
+    }
+
+    package func close() {
+        let channel = state.withLock { state -> (any NIOCore.Channel)? in
+            state.closed = true
+            return state.channel
+        }
+        channel?.close(promise: nil)
+    }
+}

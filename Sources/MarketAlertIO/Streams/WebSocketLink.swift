@@ -1,0 +1,115 @@
+import Foundation
+import MarketAlertCore
+import NIOCore
+import NIOWebSocket
+
+/// What a connection reports to its stream's driver.
+enum WebSocketLinkEvent: Sendable {
+    case connected
+    case connectFailed(String)
+    /// A complete text or binary message.
+    case message(ByteBuffer, binary: Bool, compressed: Bool)
+    case ping(ByteBuffer)
+    case pong
+    case closed(String)
+}
+
+/// What the driver asks of a connection.
+enum WebSocketLinkCommand: Sendable {
+    case text(String)
+    case ping
+    case pong(ByteBuffer)
+    /// Send a close frame (1000) and close.
+    case close
+}
+
+/// Runs one WebSocket connection: connects, then forwards every inbound frame to `report` and writes the
+/// commands it is given, until either side closes. Answers nothing by itself (the driver decides).
+struct WebSocketLink: Sendable {
+    let url: URL
+    let connector: WebSocketConnector
+    let connectTimeout: Duration
+
+    func run(
+        commands: AsyncStream<WebSocketLinkCommand>, holder: WebSocketChannelHolder,
+        report: @escaping @Sendable (WebSocketLinkEvent) -> Void
+    ) async {
+        let channel: WebSocketConnector.Channel
+        do {
+            channel = try await connector.connect(to: url, timeout: connectTimeout, holder: holder)
+        } catch {
+            holder.close()
+            report(.connectFailed(Self.describe(error)))
+            return
+        }
+        report(.connected)
+        var reason = "connection closed"
+        do {
+            reason = try await channel.executeThenClose { inbound, outbound in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for await command in commands {
+                            let closing = Self.isClose(command)
+                            try await outbound.write(Self.frame(for: command))
+                            if closing { break }
+                        }
+                        // The driver is done with this connection (close, or the stream stopped).
+                        holder.close()
+                    }
+                    defer { group.cancelAll() }
+                    for try await frame in inbound {
+                        switch frame.opcode {
+                        case .text, .binary:
+                            report(.message(frame.unmaskedData, binary: frame.opcode == .binary, compressed: frame.rsv1))
+                        case .ping:
+                            report(.ping(frame.unmaskedData))
+                        case .pong:
+                            report(.pong)
+                        case .connectionClose:
+                            var data = frame.unmaskedData
+                            let code = data.readWebSocketErrorCode()
+                            let text = data.readString(length: min(data.readableBytes, 120)) ?? ""
+                            try? await outbound.write(WebSocketFrame(
+                                fin: true, opcode: .connectionClose, maskKey: .random(), data: ByteBuffer(bytes: [0x03, 0xE8])))
+                            return "closed by the server (\(code.map(Self.describe) ?? "no code")\(text.isEmpty ? "" : ": \(text)"))"
+                        default:
+                            break
+                        }
+                    }
+                    return "connection ended without a close frame"
+                }
+            }
+        } catch {
+            reason = "connection failed: \(Self.describe(error))"
+        }
+        holder.close()
+        report(.closed(reason))
+    }
+
+    private static func isClose(_ command: WebSocketLinkCommand) -> Bool {
+        if case .close = command { return true }
+        return false
+    }
+
+    private static func frame(for command: WebSocketLinkCommand) -> WebSocketFrame {
+        switch command {
+        case .text(let text):
+            return WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text))
+        case .ping:
+            return WebSocketFrame(fin: true, opcode: .ping, maskKey: .random(), data: ByteBuffer())
+        case .pong(let payload):
+            return WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: payload)
+        case .close:
+            return WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: ByteBuffer(bytes: [0x03, 0xE8]))
+        }
+    }
+
+    static func describe(_ code: WebSocketErrorCode) -> String {
+        "code \(UInt16(webSocketErrorCode: code))"
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? WebSocketConnector.ConnectError { return error.description }
+        return String(describing: error)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+import MarketAlertCore
+import NIOCore
+
+/// Runs any exchange's `ExchangeStreamProtocol` over real WebSocket connections: the pure
+/// `StreamConnectionStateMachine` decides, this carries out (connects, sends, closes, sleeps on the injected
+/// `DaemonClock`), decodes every frame into the market table and hands updates to the consumer through a
+/// coalescing mailbox.
+package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
+    package let protocolDescription: P
+    package let url: URL
+    package let staleAfter: Duration
+    package let counters: StreamCounters
+    let clock: any DaemonClock
+    let connector: WebSocketConnector
+    let reconnect: StreamReconnectPolicy
+    let connectTimeout: Duration
+    let ackTimeout: Duration
+    let random: @Sendable () -> Double
+    let logger: Logger?
+
+    /// Frames larger than this are dropped unread (counted as `oversized`); the connection goes on.
+    package static var decodeLimit: Int { 1 << 20 }
+
+    package init(
+        protocol protocolDescription: P, url: URL, staleAfter: Duration = .seconds(30), clock: any DaemonClock,
+        connector: WebSocketConnector = WebSocketConnector(), counters: StreamCounters = StreamCounters(),
+        reconnect: StreamReconnectPolicy? = nil, connectTimeout: Duration = .seconds(10), ackTimeout: Duration = .seconds(10),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, logger: Logger? = nil
+    ) {
+        self.protocolDescription = protocolDescription
+        self.url = url
+        self.staleAfter = staleAfter
+        self.clock = clock
+        self.connector = connector
+        self.counters = counters
+        self.reconnect = reconnect ?? StreamReconnectPolicy(minimumDelay: protocolDescription.reconnectFloor)
+        self.connectTimeout = connectTimeout
+        self.ackTimeout = ackTimeout
+        self.random = random
+        self.logger = logger
+    }
+
+    package var exchange: ExchangeID { protocolDescription.exchange }
+
+    /// The state machine's configuration for `subscription`.
+    package func configuration(for subscription: StreamSubscription) -> StreamConnectionConfiguration {
+        StreamConnectionConfiguration(
+            keepalive: protocolDescription.keepalive, staleAfter: staleAfter, connectTimeout: connectTimeout,
+            ackTimeout: ackTimeout, reconnect: reconnect, lifetime: protocolDescription.lifetime,
+            outboundLimit: protocolDescription.outboundLimit, subscribeMessages: subscription.messages.count,
+            expectedAcks: subscription.acks, liveOnFirstData: subscription.liveOnFirstData)
+    }
+
+    package func run(pairs: Set<MarketPair>, emit: @escaping @Sendable (StreamUpdate) async -> Void) async {
+        guard !pairs.isEmpty else { return }
+        let table = StreamMarketTable(pairs: pairs, marketID: protocolDescription.marketID)
+        let subscription = protocolDescription.subscription(for: table.markets)
+        var driver = StreamDriver(
+            source: self, table: table, subscription: subscription,
+            machine: StreamConnectionStateMachine(configuration: configuration(for: subscription)))
+        await driver.run(emit: emit)
+    }
+}
+
+/// Everything the driver loop hears about: a connection's event or a timer.
+enum StreamDriverEvent: Sendable {
+    case link(StreamLinkID, WebSocketLinkEvent)
+    case tick(Date)
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Synchronization
+
+/// How a test WebSocket server answers subscriptions, exchange by exchange: it checks each request has the
+/// exchange's documented shape (a wrong request gets the exchange's in-band error, so a client bug shows up
+/// as a test failure), then acks, refuses, or acks only part, as the knobs say; text pings get the
+/// exchange's pong.
+package final class StreamPersonaKnobs: Sendable {
+    package enum Mode: Sendable, Equatable {
+        /// Ack every subscription.
+        case ack
+        /// Answer every subscription with the exchange's in-band error.
+        case reject
+        /// Ack only the first market of each request (a partial ack).
+        case partial
+        /// Never answer subscriptions.
+        case silent
+    }
+
+    private let state: Mutex<(mode: Mode, answerPings: Bool)>
+
+    package init(_ mode: Mode = .ack) { state = Mutex((mode, true)) }
+
+    package var mode: Mode { state.withLock { $0.mode } }
+
+    package func set(_ mode: Mode) { state.withLock { $0.mode = mode } }
+
+    /// Whether the exchange's text pings get their pong (true by default).
+    package var answerPings: Bool { state.withLock { $0.answerPings } }
+
+    package func setAnswerPings(_ answer: Bool) { state.withLock { $0.answerPings = answer } }
+}
+
+package enum StreamPersonas {
+    /// Parses a client message as a JSON object (nil for anything else).
+    package static func object(_ text: String) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+    }
+
+    /// Parses a client message as a JSON array (nil for anything else).
+    package static func array(_ text: String) -> [Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [Any]
+    }
+
+    /// Binance: `{"method":"SUBSCRIBE","params":["btcusdt@bookTicker",…],"id":N}` → `{"result":null,"id":N}`.
+    package static func binance(_ knobs: StreamPersonaKnobs) -> WebSocketTestServer.Persona {
+        { text, _ in
+            guard let request = object(text), let id = request["id"] as? Int else {
+                return [.text(#"{"error":{"code":3,"msg":"Invalid JSON: expected an object with an id"},"id":null}"#)]
+            }
+            guard request["method"] as? String == "SUBSCRIBE", let params = request["params"] as? [String], !params.isEmpty,
+                  params.allSatisfy({ $0.range(of: #"^[a-z0-9]+@(bookTicker|ticker)$"#, options: .regularExpression) != nil })
+            else {
+                return [.text("{\"error\":{\"code\":2,\"msg\":\"Invalid request: unknown method or stream name\"},\"id\":\(id)}")]
+            }
+            switch knobs.mode {
+            case .ack, .partial: return [.text("{\"result\":null,\"id\":\(id)}")]
+            case .reject: return [.text("{\"error\":{\"code\":2,\"msg\":\"Invalid request: request limit exceeded\"},\"id\":\(id)}")]
+            case .silent: return []
+            }
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import MarketAlertCore
+import MarketAlertIO
+import MarketAlertTestSupport
+import Testing
+
+/// Every exchange's stream against a real WebSocket server on 127.0.0.1 speaking that exchange's protocol,
+/// with virtual time for the source's timers.
+@Suite struct StreamConformanceTests {
+    typealias Expected = StreamCase.Expected
+
+    @Test(arguments: StreamCase.all)
+    func subscribesOnOneConnectionAndDecodesRecordedFrames(_ c: StreamCase) async throws {
+        try await withStream(c) { h in
+            try await h.waitLive()
+            let connection = try #require(h.server.connections.first)
+            #expect(h.server.connections.count == 1)
+            #expect(connection.header("Origin") == nil)
+            #expect(connection.header("Sec-WebSocket-Extensions") == nil)
+            #expect(connection.uri == c.path)
+            #expect(c.topics(connection.texts) == c.expectedTopics)
+
+            let before = h.counters.snapshot.frames
+            for frame in c.recorded { h.server.push(frame) }
+            try await h.waitFor("every recorded frame decoded") { h in
+                h.counters.snapshot.frames >= before + c.recorded.count
+                    && c.expected.allSatisfy { market, expected in h.latest(market).map(Expected.init) == expected }
+            }
+            for quote in h.quotes {
+                #expect(quote.transport == .stream)
+                #expect(quote.exchange == c.exchange)
+                #expect(c.pairs.contains(MarketPair(base: quote.base, quote: quote.quote)))
+                #expect(quote.receivedAt == StreamTestHarness.start)
+            }
+            #expect(h.counters.snapshot.droppedTotal == 0)
+            #expect(h.downs.isEmpty)
+        }
+    }
+
+    @Test(arguments: StreamCase.all)
+    func reconnectsAndResubscribesAfterAnAbruptClose(_ c: StreamCase) async throws {
+        try await withStream(c) { h in
+            try await h.waitLive()
+            h.server.closeAbruptly()
+            try await expectReconnect(c, h)
+        }
+    }
+
+    @Test(arguments: StreamCase.all)
+    func reconnectsAndResubscribesAfterACleanClose(_ c: StreamCase) async throws {
+        try await withStream(c) { h in
+            try await h.waitLive()
+            h.server.closeCleanly(code: 1001)
+            try await h.waitDown()
+            #expect(h.downs[0].contains("closed by the server (code 1001)"))
+            try await expectReconnect(c, h)
+        }
+    }
+
+    /// After the first connection went away: down, a reconnect 1 s later (backoff, no jitter in tests), the
+    /// same subscriptions again, live again, and quotes flow.
+    private func expectReconnect(_ c: StreamCase, _ h: StreamTestHarness) async throws {
+        try await h.waitDown()
+        #expect(h.downs[0].hasSuffix("reconnecting in 1s"))
+        try await h.settle()
+        #expect(h.server.connections.count == 1)
+        try await h.advance(by: .seconds(1))
+        try await h.waitFor("a second connection, subscribed again") { h in
+            h.server.connections.count == 2 && c.topics(h.server.connections[1].texts) == c.expectedTopics
+        }
+        try await h.waitLive(count: 2)
+        h.server.push(c.fresh)
+        try await h.waitFor("a quote on the new connection") { $0.latest(c.freshMarket).map(Expected.init) == c.freshExpected }
+        #expect(h.downs.count == 1)
+    }
+
+    @Test(arguments: StreamCase.all)
+    func aSilentButAliveStreamGoesStaleAndComesBack(_ c: StreamCase) async throws {
+        try await withStream(c) { h in
+            try await h.waitLive()
+            h.server.push(c.fresh)
+            try await h.waitFor("a quote") { $0.latest(c.freshMarket) != nil }
+            // 29 s with the transport kept alive (pongs, heartbeats) but no market data.
+            try await keepTransportAlive(c, h, for: .seconds(29))
+            try await h.settle()
+            #expect(h.downs.isEmpty)
+            try await keepTransportAlive(c, h, for: .seconds(1))
+            try await h.waitDown()
+            #expect(h.downs[0] == "stale: no market data for 30s; reconnecting in 1s")
+            try await h.advance(by: .seconds(1))
+            try await h.waitLive(count: 2)
+            #expect(h.server.connections.count == 2)
+            #expect(h.server.connections[0].isOpen == false)
+        }
+    }
+
+    /// Advances virtual time second by second while the server keeps the transport alive its own way.
+    private func keepTransportAlive(_ c: StreamCase, _ h: StreamTestHarness, for duration: Duration) async throws {
+        var elapsed = Duration.zero
+        while elapsed < duration {
+            switch c.keepalive {
+            case .serverPings:
+                let pongs = h.server.connections.last?.received.filter { if case .pong = $0 { true } else { false } }.count ?? 0
+                h.server.ping(Data([0x70]))
+                try await h.server.waitUntil("a pong") { server in
+                    (server.connections.last?.received.filter { if case .pong = $0 { true } else { false } }.count ?? 0) > pongs
+                }
+            case .serverHeartbeats(let frame, _):
+                let heartbeats = h.counters.snapshot.heartbeats
+                h.server.push(frame)
+                try await h.waitFor("a heartbeat") { $0.counters.snapshot.heartbeats > heartbeats }
+            case .clientPings:
+                break  // the persona answers the client's pings
+            }
+            try await h.advance(by: .seconds(1))
+            elapsed += .seconds(1)
+        }
+    }
+
+    @Test(arguments: StreamCase.all)
+    func badFramesAreDroppedAndCountedAndTheStreamGoesOn(_ c: StreamCase) async throws {
+        try await withStream(c) { h in
+            try await h.waitLive()
+            let before = h.counters.snapshot
+            let quotesBefore = h.quotes.count
+            let generic: [(StreamCase.Frame, StreamDropReason)] = [
+                (.text("not json at all"), .malformed),
+                (.text(""), .malformed),
+                (.binary(Data([0xFF, 0x00, 0x13, 0x37])), .malformed),
+                (.text(#"{"unterminated"#), .malformed),
+                (.text(String(repeating: " ", count: 1_100_000) + "{}"), .oversized),
+            ]
+            let all = c.bad + generic
+            for (frame, _) in all { h.server.push(frame) }
+            h.server.push(c.fresh)
+            try await h.waitFor("the fresh quote after the bad frames") { $0.latest(c.freshMarket).map(Expected.init) == c.freshExpected }
+            let after = h.counters.snapshot
+            for reason in StreamDropReason.allCases {
+                let expected = all.filter { $0.1 == reason }.count
+                #expect((after.dropped[reason] ?? 0) - (before.dropped[reason] ?? 0) == expected, "\(reason)")
+            }
+            // The only quote since is the fresh one: nothing came out of a bad frame.
+            let new = h.quotes.dropFirst(quotesBefore)
+            #expect(new.map(\.market) == [c.freshMarket])
+            #expect(h.downs.isEmpty)
+            #expect(h.server.connections.count == 1)
+        }
+    }
+
+    @Test(arguments: StreamCase.all)
+    func anErrorAnswerToTheSubscriptionIsDownThenRetried(_ c: StreamCase) async throws {
+        try await withStream(c, mode: .reject) { h in
+            try await h.waitDown()
+            #expect(h.downs[0].hasPrefix("exchange error: "))
+            #expect(h.lives == 0)
+            #expect(h.quotes.isEmpty)
+            h.knobs.set(.ack)
+            try await h.advance(by: .seconds(1))
+            try await h.waitLive()
+            #expect(h.server.connections.count == 2)
+        }
+    }
+
+    @Test(arguments: StreamCase.all)
+    func keepaliveOnVirtualTime(_ c: StreamCase) async throws {
+        try await withStream(c, staleAfter: .seconds(3600)) { h in
+            try await h.waitLive()
+            let clientPings: @Sendable (StreamTestHarness) -> [WebSocketTestServer.Received] = { h in
+                (h.server.connections.first?.received ?? []).filter { received in
+                    switch received {
+                    case .ping: return true
+                    case .text(let text): return text.lowercased().contains("ping")
+                    default: return false
+                    }
+                }
+            }
+            switch c.keepalive {
+            case .serverPings:
+                h.server.ping(Data([1, 2, 3, 4]))
+                try await h.server.waitUntil("the pong") { $0.connections.first?.received.contains(.pong(Data([1, 2, 3, 4]))) == true }
+                try await h.advance(by: .seconds(59))
+                try await h.settle()
+                #expect(h.downs.isEmpty)
+                #expect(clientPings(h).isEmpty)
+                try await h.advance(by: .seconds(1))
+                try await h.waitDown()
+                #expect(h.downs[0].hasPrefix("transport silent: no frame, pong or heartbeat for 60s"))
+            case .clientPings(let ping, let interval, let window):
+                try await h.advance(by: interval - .seconds(1))
+                try await h.settle()
+                #expect(clientPings(h).isEmpty)
+                try await h.advance(by: .seconds(1))
+                try await h.server.waitUntil("the first client ping") { $0.connections.first?.received.contains(ping) == true }
+                try await h.waitFor("the pong counted") { $0.counters.snapshot.heartbeats >= 1 }
+                // The exchange stops answering: the transport is dead one window after the last pong.
+                h.knobs.setAnswerPings(false)
+                h.server.setAnswerPings(false)
+                try await h.advance(by: window - .seconds(1))
+                try await h.settle()
+                #expect(h.downs.isEmpty)
+                #expect(clientPings(h).count == Int((window - .seconds(1)) / interval) + 1)
+                try await h.advance(by: .seconds(1))
+                try await h.waitDown()
+                #expect(h.downs[0].hasPrefix("transport silent"))
+            case .serverHeartbeats(let heartbeat, let window):
+                h.server.push(heartbeat)
+                try await h.waitFor("the heartbeat") { $0.counters.snapshot.heartbeats >= 1 }
+                try await h.advance(by: window - .seconds(1))
+                try await h.settle()
+                #expect(h.downs.isEmpty)
+                #expect(clientPings(h).isEmpty)
+                try await h.advance(by: .seconds(1))
+                try await h.waitDown()
+                #expect(h.downs[0].hasPrefix("transport silent"))
+            }
+        }
+    }
+}

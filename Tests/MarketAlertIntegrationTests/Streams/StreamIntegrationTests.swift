@@ -1,0 +1,83 @@
+import Foundation
+import MarketAlertCore
+import MarketAlertTestSupport
+import Testing
+
+/// The built daemon with Binance on its WebSocket stream (a local server speaking Binance's protocol) and
+/// Bybit on REST every 5 s: a premium shorter than one REST interval is seen, and said to come by stream.
+@Suite(.serialized, .enabled(if: DaemonProcess.binaryExists, "needs the built marketalertd binary (swift build)"))
+struct StreamIntegrationTests {
+    static func config(_ harness: DaemonHarness, stream: URL) -> String {
+        let base = harness.apis.baseURL
+        return """
+            state_dir: \(harness.stateDirectory)
+            exchanges:
+              binance: { poll_interval: 5s, timeout: 2s, base_url: "\(base)", stream_url: "\(stream.absoluteString)", stale_after: 30s }
+              bybit:   { poll_interval: 250ms, timeout: 2s, base_url: "\(base)" }
+            premium:
+              max_quote_age: 30s
+              rules:
+                - name: global
+                  assets: [BTC]
+                  exchanges: [binance, bybit]
+                  quotes: [USDT]
+                  levels:
+                    - { pct: 0.05, severity: notice }
+                    - { pct: 0.1, severity: warning }
+                  clear_pct: 0.04
+            sinks:
+              stdout: { format: json }
+              journal: { enabled: false }
+            """
+    }
+
+    /// A `@ticker` frame stamped now (the event time `E` is the quote's time: an old one would be stale).
+    static func ticker(_ last: String) -> String {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        return #"{"e":"24hrTicker","E":\#(now),"s":"BTCUSDT","p":"0","P":"0","w":"0","x":"0","c":"\#(last)","Q":"1","b":"\#(last)","B":"1","a":"\#(last)","A":"1","o":"0","h":"0","l":"0","v":"1","q":"1","O":0,"C":1,"F":0,"L":1,"n":1}"#
+    }
+
+    @Test func aSpikeShorterThanOneRESTIntervalAlertsByStreamAndClears() async throws {
+        let apis = try await MockMarketAPIs()
+        let harness = try DaemonHarness(apis: apis)
+        defer { harness.cleanUp() }
+        let knobs = StreamPersonaKnobs()
+        let server = try await WebSocketTestServer(persona: StreamPersonas.binance(knobs))
+        apis.set("binance", "BTC", "100000.00")
+        apis.set("bybit", "BTC", "100000.00")
+        try harness.writeConfig(Self.config(harness, stream: server.url()))
+        let daemon = try harness.start()
+        defer { daemon.terminate() }
+        try await daemon.waitUntilRunning()
+        try await server.waitUntil("the subscription") { $0.connections.contains { !$0.texts.isEmpty } }
+        let subscription = try #require(server.connections.first?.texts.first)
+        #expect(subscription.contains("btcusdt@bookTicker") && subscription.contains("btcusdt@ticker"))
+        try await daemon.waitForLine("the stream live", stderr: true) { $0.contains("binance stream live") }
+        let restPolls = apis.server.requests.filter { $0.path.contains("/api/v3/ticker") }.count
+
+        // A two-second spike on the stream: REST (every 5 s, paused while the stream is live) never sees it.
+        let pushed = ContinuousClock.now
+        server.push(Self.ticker("100200.00"))
+        let firing = try await daemon.waitForEvent("the spike") { $0.key == "premium/global/BTC" && $0.status == "firing" }
+        let seenAfter = ContinuousClock.now - pushed
+        #expect(firing.premium?.high.exchange == "binance")
+        #expect(firing.premium?.high.transport == "stream")
+        #expect(firing.premium?.low.transport == "rest")
+        #expect(seenAfter < .seconds(2), "seen after \(seenAfter)")
+        try await Task.sleep(for: .seconds(1))
+        server.push(Self.ticker("100010.00"))
+        try await daemon.waitForEvent("the clear") { $0.key == "premium/global/BTC" && $0.status == "resolved" }
+        #expect(apis.server.requests.filter { $0.path.contains("/api/v3/ticker") }.count == restPolls, "REST polled while the stream was live")
+        #expect(try SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
+
+        // The stream closes abruptly: the daemon reconnects and subscribes again; no source alert.
+        server.closeAbruptly()
+        try await server.waitUntil("a second connection with its subscription", timeout: .seconds(15)) {
+            $0.connections.count >= 2 && !($0.connections.last?.texts.isEmpty ?? true)
+        }
+        #expect(!daemon.events.contains { $0.kind == .source })
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+        await server.shutdown()
+    }
+}
