@@ -29,7 +29,7 @@ extension AlertEngine {
                 name: name, kind: kind, up: state.map { $0.lastSuccess != nil && $0.consecutiveFailures == 0 } ?? false,
                 transport: connected ? "stream" : "rest", streamConfigured: streamConfigured, streamConnected: connected,
                 lastSuccess: state?.lastSuccess, lastError: state?.lastError, consecutiveFailures: state?.consecutiveFailures ?? 0,
-                firing: state?.firing ?? false, awaited: awaited)
+                firing: state?.firing ?? false, awaited: awaited, heard: state.map { $0.lastSuccess != nil || $0.lastError != nil } ?? false)
         }
     }
 

@@ -54,6 +54,8 @@ package struct SourceStatus: Sendable, Equatable {
     package var firing: Bool
     /// Still awaited by the settle gate.
     package var awaited: Bool
+    /// A fetch of it has completed (succeeded or failed); false for an FX fallback never called.
+    package var heard: Bool
 }
 
 /// One rule and asset of the premium table.

@@ -12,7 +12,8 @@ struct ScrapeGauges {
     mutating func update(_ view: ScrapeView, outbox: [(name: String, pending: Int, oldest: Double)], now: Date, registry: PrometheusCollectorRegistry) {
         var batch = Batch(registry: registry)
         for source in view.sources {
-            batch.set(MetricNames.sourceUp, [("source", source.name)], source.up ? 1 : 0)
+            // A source never fetched (an FX fallback not needed yet) has no last fetch to report.
+            if source.heard { batch.set(MetricNames.sourceUp, [("source", source.name)], source.up ? 1 : 0) }
             if source.kind == .exchange {
                 batch.set(MetricNames.streamConnected, [("exchange", source.name)], source.streamConnected ? 1 : 0)
             }

@@ -39,6 +39,7 @@ struct MetricsIntegrationTests {
         let metrics = try await PrometheusText.parse(answer.text)
         #expect(metrics.value("marketalertd_source_up", ["source": "binance"]) == 1)
         #expect(metrics.value("marketalertd_source_up", ["source": "dunamu"]) == 1)
+        #expect(!metrics.samples.contains { $0.labels["source"] == "openexchangerates" && $0.name == "marketalertd_source_up" }, "a fallback never called has no last fetch")
         #expect(metrics.value("marketalertd_stream_connected", ["exchange": "binance"]) == 0)
         #expect((metrics.value("marketalertd_quotes_received_total", ["exchange": "binance", "transport": "rest"]) ?? 0) >= 1)
         #expect((metrics.value("marketalertd_fetch_duration_seconds_count", ["source": "binance"]) ?? 0) >= 1)
