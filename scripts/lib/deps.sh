@@ -18,14 +18,15 @@ ensure_debian_packages() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# Python packages for test helpers (the JSON-Schema check of alert events is an independent implementation).
+# Python packages for test helpers, each an implementation independent of ours: the JSON-Schema check of
+# alert events (jsonschema) and the Prometheus text-format parser that reads /metrics (prometheus-client).
 ensure_python_packages() {
     command -v python3 >/dev/null || ensure_debian_packages python3
-    python3 -c 'import jsonschema, rfc3339_validator' 2>/dev/null && return 0
+    python3 -c 'import jsonschema, rfc3339_validator, prometheus_client' 2>/dev/null && return 0
     python3 -m pip --version >/dev/null 2>&1 || ensure_debian_packages python3-pip
-    echo "deps: installing jsonschema rfc3339-validator (pip)" >&2
-    local pip=(python3 -m pip install --quiet --disable-pip-version-check jsonschema rfc3339-validator)
-    # Debian's own python3 is "externally managed" (PEP 668): these two small pure-Python test helpers
+    echo "deps: installing jsonschema rfc3339-validator prometheus-client (pip)" >&2
+    local pip=(python3 -m pip install --quiet --disable-pip-version-check jsonschema rfc3339-validator prometheus-client)
+    # Debian's own python3 is "externally managed" (PEP 668): these small pure-Python test helpers
     # then go in with --break-system-packages, which touches no Debian-packaged module.
     "${pip[@]}" 2>/dev/null || as_root "${pip[@]}" 2>/dev/null || as_root "${pip[@]}" --break-system-packages
 }

@@ -12,6 +12,8 @@ package struct Settings: Sendable, Equatable {
     package var ipo = IPOSettings()
     package var sinks = SinkSettings()
     package var sourceAlerts = SourceAlertSettings()
+    /// v2 `http:` (nil: no HTTP server).
+    package var http: HTTPSettings?
 
     package init() {}
 

@@ -45,6 +45,8 @@ package struct AlertEngine: Sendable {
     var ipoWake: Date?
     var lastStatus: String?
     var lastStatusSettled = false
+    /// Silences and the record of every firing key (`AlertEngine+Silences.swift`).
+    var silenceBook = SilenceBook()
     let startedAt: Date
 
     /// States restored from the store.
@@ -100,7 +102,10 @@ package struct AlertEngine: Sendable {
             evaluateIPO(source: source, now: now, into: &out)
         case .settings(let newSettings):
             reload(newSettings, now: now, into: &out)
+        case .silences(let snapshot):
+            receiveSilences(snapshot, now: now, into: &out)
         }
+        processSilences(now: now, into: &out)
         updateStatus(now: now, into: &out)
         return out.actions
     }
@@ -116,13 +121,14 @@ package struct AlertEngine: Sendable {
         evaluatePremiums(involving: nil, now: now, into: &out)
         checkSilence(now: now, into: &out)
         for source in ipoOfferings.keys.sorted() { evaluateIPO(source: source, now: now, into: &out) }
+        processSilences(now: now, into: &out)
         updateStatus(now: now, into: &out)
         return out.actions
     }
 
     /// The earliest instant at which `advance` could change something, if any.
     package func nextDeadline(after now: Date) -> Date? {
-        [premiumDeadline(), silenceDeadline(), ipoWake, fxDeadline(), gate.nextExpiry].compactMap { $0 }.min()
+        [premiumDeadline(), silenceDeadline(), ipoWake, fxDeadline(), gate.nextExpiry, silenceEndDeadline(after: now)].compactMap { $0 }.min()
     }
 
     /// Whether every source has answered once (or was declared down): `/readyz`, `STATUS=`.

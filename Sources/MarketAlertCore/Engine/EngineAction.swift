@@ -16,6 +16,10 @@ package struct Publication: Sendable, Equatable {
     package var states: [StateRecord] = []
     package var deletedKeys: [String] = []
     package var events: [AlertEvent] = []
+    /// Notifications a silence held back: their states are committed with the rest; they reach no sink.
+    package var silenced: [SilencedEvent] = []
+    /// Silences whose end was handled (the publisher records it, so a restart does not handle it again).
+    package var endedSilences: [String] = []
 
     package init(states: [StateRecord] = [], deletedKeys: [String] = [], events: [AlertEvent] = []) {
         self.states = states
@@ -23,12 +27,14 @@ package struct Publication: Sendable, Equatable {
         self.events = events
     }
 
-    package var isEmpty: Bool { states.isEmpty && deletedKeys.isEmpty && events.isEmpty }
+    package var isEmpty: Bool { states.isEmpty && deletedKeys.isEmpty && events.isEmpty && silenced.isEmpty && endedSilences.isEmpty }
 
     package mutating func append(_ other: Publication) {
         states += other.states
         deletedKeys += other.deletedKeys
         events += other.events
+        silenced += other.silenced
+        endedSilences += other.endedSilences
     }
 }
 

@@ -19,6 +19,8 @@ package enum EngineEvent: Sendable {
     case ipoOfferings(source: String, [IPOOffering])
     /// A reload replaced the configuration.
     case settings(Settings)
+    /// The silences changed (the API), or at start: the stored silences and firing records.
+    case silences(SilenceSnapshot)
 }
 
 package enum QuoteDelivery: Sendable, Equatable {

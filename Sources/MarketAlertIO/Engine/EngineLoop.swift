@@ -21,6 +21,7 @@ package actor EngineLoop {
     /// The status line is refreshed at most once a second, after inputs changed something.
     private var lastStatus: (line: String, at: Date)?
     private var statusDirty = false
+    private var observer: (any EngineLoopObserver)?
     /// Inputs (events and timer wakes) handled so far; with `EngineInbox.sent`, tells tests the loop has
     /// caught up.
     package private(set) var handled = 0
@@ -37,12 +38,18 @@ package actor EngineLoop {
         self.logger = logger
     }
 
+    /// Lets liveness (`/healthz`) and metrics watch the loop; attach before `run()`.
+    package func attach(_ observer: any EngineLoopObserver) { self.observer = observer }
+
     /// Runs until the inbox is finished (then after handling what was queued) or the task is cancelled.
     package func run() async {
+        observer?.loopStarted(at: clock.now())
+        defer { observer?.loopStopped() }
         await perform(engine.start(now: clock.now()))
         reschedule()
         for await input in inbox.stream {
             let now = clock.now()
+            observer?.inputBegan(input.event, at: now)
             switch input {
             case .event(let event):
                 await perform(engine.handle(event, now: now))
@@ -60,6 +67,7 @@ package actor EngineLoop {
             pingWatchdogIfDue(now: now)
             reschedule()
             handled += 1
+            observer?.inputEnded(at: clock.now())
             if Task.isCancelled { break }
         }
         timer?.cancel()

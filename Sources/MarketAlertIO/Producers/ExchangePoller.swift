@@ -51,11 +51,13 @@ package struct ExchangePoller: Sendable {
     /// One poll; its outcome goes to the inbox (unless the task was cancelled meanwhile).
     @discardableResult
     package func pollOnce(into inbox: EngineInbox) async -> Result<[Quote], SourceError> {
-        let outcome = await source.poll(pairs)
+        let outcome = await FetchMetrics.timed(exchange.rawValue) { await source.poll(pairs) }
         guard !Task.isCancelled else { return outcome }
         switch outcome {
         case .success(let quotes): inbox.send(.quotes(exchange, quotes, .snapshot))
-        case .failure(let error): inbox.send(.sourceFailed(source: exchange.rawValue, message: error.message))
+        case .failure(let error):
+            FetchMetrics.rejected(exchange, error)
+            inbox.send(.sourceFailed(source: exchange.rawValue, message: error.message))
         }
         return outcome
     }

@@ -60,7 +60,7 @@ package actor FXPoller {
             guard let source = sources[call.kind] else { continue }
             let started = clock.now()
             do {
-                let rates = try await source.fetchUSDRates(for: call.currencies)
+                let rates = try await FetchMetrics.timed(call.kind.rawValue) { () async throws(SourceError) in try await source.fetchUSDRates(for: call.currencies) }
                 if Task.isCancelled { return }
                 book.recordSuccess(call.kind, rates: rates, at: started)
                 inbox.send(.sourceSucceeded(source: call.kind.rawValue))

@@ -47,7 +47,7 @@ package actor IPOPoller {
         var firstError: SourceError?
         for year in years {
             do {
-                fetched[year] = try await source.fetch(year: year)
+                fetched[year] = try await FetchMetrics.timed(source.name) { () async throws(SourceError) in try await source.fetch(year: year) }
             } catch {
                 if Task.isCancelled { return .zero }
                 logger.debug("IPO list poll failed", metadata: ["source": "\(source.name)", "yy": "\(year)", "error": "\(error.message)"])

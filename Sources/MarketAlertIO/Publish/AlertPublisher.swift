@@ -16,6 +16,7 @@ package actor AlertPublisher {
     private let logger: Logger
     private var sinks: [any AlertSink]
     private var retries = SinkRetryQueue()
+    private var hooks: (any PublicationHooks)?
 
     package init(store: (any AlertStore)?, sinks: [any AlertSink], clock: any DaemonClock, logger: Logger) {
         self.store = store
@@ -23,6 +24,9 @@ package actor AlertPublisher {
         self.clock = clock
         self.logger = logger
     }
+
+    /// Metrics and the silence store's share of each publication (`PublicationHooks`).
+    package func attach(_ hooks: any PublicationHooks) { self.hooks = hooks }
 
     /// Replaces the sinks (a reload); events waiting for a retry go to the new set's sink of the same name.
     package func replaceSinks(_ sinks: [any AlertSink]) { self.sinks = sinks }
@@ -41,9 +45,21 @@ package actor AlertPublisher {
         var delivered: [String] = []
         for event in publication.events {
             logger.debug("notification", metadata: ["key": "\(event.key)", "status": "\(event.status)", "event_id": "\(event.id)"])
-            if await fanOut(event, to: sinks) { delivered.append(event.id) }
+            let complete = await fanOut(event, to: sinks)
+            if complete { delivered.append(event.id) }
+            hooks?.delivered(event, at: clock.now(), complete: complete)
         }
         await clear(delivered)
+        // Held back by a silence: the states above are committed, the events reach no sink and are not pending.
+        if !publication.silenced.isEmpty {
+            for held in publication.silenced {
+                logger.info("notification held back by a silence", metadata: [
+                    "key": "\(held.event.key)", "status": "\(held.event.status)", "silence": "\(held.silenceID)",
+                ])
+            }
+            hooks?.heldBack(publication.silenced)
+        }
+        if !publication.endedSilences.isEmpty { await hooks?.silencesEnded(publication.endedSilences, at: clock.now()) }
     }
 
     /// Delivers what a previous run committed but may not have handed to every sink.

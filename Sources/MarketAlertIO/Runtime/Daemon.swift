@@ -63,10 +63,15 @@ package enum Daemon {
         let wiring = DaemonWiring(
             client: client, webhookClient: webhookClient, clock: clock, queue: store, secrets: SecretResolver(environment: environment),
             logger: logger, initial: settings)
+        let statusLifecycle = HTTPStatusLifecycle(base: lifecycle)
         let runtime = await DaemonRuntime.make(
             settings: settings, store: store, sinks: wiring.sinks(for: settings), factory: wiring.producers(), clock: clock,
-            lifecycle: lifecycle, logger: logger, startupEvents: startupEvents)
+            lifecycle: statusLifecycle, logger: logger, startupEvents: startupEvents)
+        let http = await DaemonOperations.attach(
+            to: runtime, settings: settings, store: store, clock: clock, lifecycle: statusLifecycle,
+            secrets: SecretResolver(environment: environment), logger: logger)
         let reload = ConfigReloadService(path: configPath, lifecycle: lifecycle, logger: logger) { newSettings in
+            http.apply(newSettings.http)
             await wiring.reloadWebhooks(newSettings)
             await runtime.publisher.replaceSinks(wiring.sinks(for: newSettings))
             await runtime.apply(newSettings)
@@ -74,6 +79,7 @@ package enum Daemon {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: reload)]
         if let outbox = wiring.outbox { services.append(.init(service: outbox)) }
         services.append(.init(service: runtime))
+        services.append(.init(service: http))  // last: the first to stop at shutdown
         var configuration = ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(3)

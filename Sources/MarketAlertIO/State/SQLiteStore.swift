@@ -69,6 +69,7 @@ package final class SQLiteStore: Sendable {
                 t.column("created_at", .double).notNull()
             }
         }
+        migrator.registerMigration("v4-silences", migrate: migrateSilences)
         return migrator
     }
 }

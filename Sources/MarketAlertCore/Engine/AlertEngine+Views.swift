@@ -1,0 +1,57 @@
+import Foundation
+
+/// Read-only views of the engine for the HTTP API, the status page and `/metrics` (one actor hop each).
+extension AlertEngine {
+    /// Everything the API and the page show, at `now`.
+    package func status(now: Date) -> EngineStatus {
+        EngineStatus(
+            at: now, statusLine: statusLine(now: now), settled: isSettled, awaiting: awaitedSources, sources: sourceStatuses(),
+            fx: fxSelected.values.sorted { $0.pair < $1.pair }, premium: premiumStatuses(),
+            ipo: ipoSnapshot(now: now).filter { $0.state == .open || $0.state == .last_day || $0.state == .upcoming || $0.state == .unknown },
+            alerts: firingAlerts(now: now))
+    }
+
+    /// Every enabled source: the watched exchanges, the FX providers (when FX is needed) and the IPO sources.
+    package func sourceStatuses() -> [SourceStatus] {
+        var names: [(String, SourceStatus.Kind)] = watched.sorted().map { ($0.rawValue, .exchange) }
+        let fxNeeded = needsFX(settings) || !settings.fx.alerts.isEmpty
+        if fxNeeded { names += settings.fx.providers.map { ($0.kind.rawValue, .fx) } }
+        names += settings.ipo.sources.map { ($0.name, .ipo) }
+        let awaiting = gate.awaiting
+        return names.map { name, kind in
+            let state = health[name]
+            let exchange = ExchangeID(name)
+            let streamConfigured = kind == .exchange
+                && settings.exchanges[exchange]?.streamEnabled == true && settings.exchanges[exchange]?.streamURL != nil
+            let connected = kind == .exchange && liveStreams.contains(exchange)
+            let awaited = kind == .fx ? awaiting.contains(SettleGate.fx) && settings.fx.providers.first?.kind.rawValue == name : awaiting.contains(name)
+            return SourceStatus(
+                name: name, kind: kind, up: state.map { $0.lastSuccess != nil && $0.consecutiveFailures == 0 } ?? false,
+                transport: connected ? "stream" : "rest", streamConfigured: streamConfigured, streamConnected: connected,
+                lastSuccess: state?.lastSuccess, lastError: state?.lastError, consecutiveFailures: state?.consecutiveFailures ?? 0,
+                firing: state?.firing ?? false, awaited: awaited, heard: state.map { $0.lastSuccess != nil || $0.lastError != nil } ?? false)
+        }
+    }
+
+    /// The premium table with each key's alert state.
+    package func premiumStatuses() -> [PremiumStatus] {
+        var rows: [PremiumStatus] = []
+        rows.reserveCapacity(settings.premium.rules.reduce(0) { $0 + $1.assets.count })
+        for rule in settings.premium.rules {
+            for asset in rule.assets {
+                let key = PremiumEvents.key(rule: rule.name, asset: asset)
+                var level: Int?
+                var pending = false
+                switch premium.states[key]?.phase {
+                case .firing(let index, _, _)?: level = min(index, rule.levels.count - 1)
+                case .pending?: pending = true
+                default: break
+                }
+                rows.append(PremiumStatus(
+                    rule: rule.name, asset: asset, observation: premium.latest[key], firingLevel: level,
+                    firingSeverity: level.map { rule.levels[$0].severity }, levels: rule.levels, pending: pending))
+            }
+        }
+        return rows
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import MarketAlertCore
+
+/// The JSON documents of the HTTP API (`shared/spec/http-api.md`): snake_case keys, RFC 3339 UTC times with
+/// `Z`, and `null` written out for a value that is unknown.
+enum APIDocuments {
+    struct Status: Encodable {
+        var version: String
+        var startedAt: Date
+        var role = "single"
+        var listen: String?
+        var status: String
+        var ready: Bool
+        var awaiting: [String]
+        var sources: [Source]
+        var fx: [FX]
+        var premium: [Premium]
+        var ipo: [IPODetail]
+
+        enum CodingKeys: String, CodingKey {
+            case version, startedAt = "started_at", role, listen, status, ready, awaiting, sources, fx, premium, ipo
+        }
+    }
+
+    struct Source: Encodable {
+        var name: String
+        var kind: String
+        var up: Bool
+        var transport: String
+        var lastSuccess: Date?
+        var lastError: String?
+        var consecutiveFailures: Int
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(name, forKey: .name)
+            try c.encode(kind, forKey: .kind)
+            try c.encode(up, forKey: .up)
+            try c.encode(transport, forKey: .transport)
+            try c.encode(lastSuccess, forKey: .lastSuccess)
+            try c.encode(lastError, forKey: .lastError)
+            try c.encode(consecutiveFailures, forKey: .consecutiveFailures)
+        }
+
+        enum Keys: String, CodingKey {
+            case name, kind, up, transport, lastSuccess = "last_success", lastError = "last_error", consecutiveFailures = "consecutive_failures"
+        }
+    }
+
+    struct FX: Encodable {
+        var pair: String
+        var rate: Decimal
+        var provider: String
+        var at: Date
+        var ageSeconds: Double
+
+        enum CodingKeys: String, CodingKey { case pair, rate, provider, at, ageSeconds = "age_seconds" }
+    }
+
+    struct Premium: Encodable {
+        var rule: String
+        var asset: String
+        var pct: Double?
+        var high: QuoteDetail?
+        var low: QuoteDetail?
+        var firingLevel: Severity?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(rule, forKey: .rule)
+            try c.encode(asset, forKey: .asset)
+            try c.encode(pct, forKey: .pct)
+            try c.encode(high, forKey: .high)
+            try c.encode(low, forKey: .low)
+            try c.encode(firingLevel, forKey: .firingLevel)
+        }
+
+        enum Keys: String, CodingKey { case rule, asset, pct, high, low, firingLevel = "firing_level" }
+    }
+
+    struct Alerts: Encodable {
+        var alerts: [Alert]
+    }
+
+    struct Alert: Encodable {
+        var alert: FiringAlert
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(alert.key, forKey: .key)
+            try c.encode(alert.kind, forKey: .kind)
+            try c.encode(alert.severity, forKey: .severity)
+            try c.encode(alert.since, forKey: .since)
+            try c.encode(alert.lastNotifiedAt, forKey: .lastNotifiedAt)
+            try c.encode(alert.silencedBy, forKey: .silencedBy)
+            try c.encodeIfPresent(alert.event?.summary, forKey: .summary)
+            try c.encodeIfPresent(alert.event?.premium, forKey: .premium)
+            try c.encodeIfPresent(alert.event?.fx, forKey: .fx)
+            try c.encodeIfPresent(alert.event?.source, forKey: .source)
+        }
+
+        enum Keys: String, CodingKey {
+            case key, kind, severity, since, lastNotifiedAt = "last_notified_at", silencedBy = "silenced_by", summary, premium, fx, source
+        }
+    }
+
+    struct Silences: Encodable {
+        var silences: [SilenceDocument]
+    }
+
+    struct SilenceDocument: Encodable {
+        var silence: Silence
+        var now: Date
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(silence.id, forKey: .id)
+            try c.encode(silence.matchers, forKey: .matchers)
+            try c.encode(silence.startsAt, forKey: .startsAt)
+            try c.encode(silence.endsAt, forKey: .endsAt)
+            try c.encode(silence.comment, forKey: .comment)
+            try c.encode(silence.createdBy, forKey: .createdBy)
+            try c.encode(silence.createdAt, forKey: .createdAt)
+            try c.encode(silence.isActive(at: now), forKey: .active)
+        }
+
+        enum Keys: String, CodingKey {
+            case id, matchers, startsAt = "starts_at", endsAt = "ends_at", comment, createdBy = "created_by", createdAt = "created_at", active
+        }
+    }
+
+    struct Created: Encodable { var id: String }
+
+    struct Problem: Encodable {
+        var error: String
+        var field: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(error, forKey: .error)
+            try c.encodeIfPresent(field, forKey: .field)
+        }
+
+        enum CodingKeys: String, CodingKey { case error, field }
+    }
+
+    struct Health: Encodable {
+        var status: String
+        var reason: String?
+        var awaiting: [String]?
+        var role: String?
+    }
+
+    // MARK: From the engine's view
+
+    static func status(_ view: EngineStatus, version: String, startedAt: Date, listen: String?) -> Status {
+        Status(
+            version: version, startedAt: startedAt, listen: listen, status: view.statusLine, ready: view.settled, awaiting: view.awaiting,
+            sources: view.sources.map {
+                Source(
+                    name: $0.name, kind: $0.kind.rawValue, up: $0.up, transport: $0.transport, lastSuccess: $0.lastSuccess,
+                    lastError: $0.lastError, consecutiveFailures: $0.consecutiveFailures)
+            },
+            fx: view.fx.map {
+                FX(pair: $0.pair, rate: $0.rate.exact, provider: $0.provider, at: $0.at, ageSeconds: max(0, view.at.timeIntervalSince($0.at)).rounded())
+            },
+            premium: view.premium.map { row in
+                Premium(
+                    rule: row.rule, asset: row.asset, pct: row.observation.map { NumberText.decimal($0.pct, places: 6).doubleValue },
+                    high: row.observation.map { quote($0.high) }, low: row.observation.map { quote($0.low) }, firingLevel: row.firingSeverity)
+            },
+            ipo: view.ipo.map(ipo))
+    }
+
+    static func quote(_ priced: PricedQuote) -> QuoteDetail {
+        QuoteDetail(
+            exchange: priced.quote.exchange.rawValue, market: priced.quote.market, price: priced.price.exact,
+            quote: priced.quote.quote, priceRef: NumberText.decimal(priced.priceRef, places: 8), side: priced.side, at: priced.quote.at)
+    }
+
+    static func ipo(_ row: IPOOfferingStatus) -> IPODetail {
+        IPODetail(
+            source: row.source, code: row.code, name: row.name, market: row.market, state: row.state, previousState: nil,
+            subscriptionStart: row.subscriptionStart?.iso, subscriptionEnd: row.subscriptionEnd?.iso, lotteryDate: row.lotteryDate?.iso,
+            listingDate: row.listingDate?.iso, price: row.price, shares: row.shares, timeZone: row.timeZone)
+    }
+
+    // MARK: Encoding
+
+    /// Sorted keys, RFC 3339 times (the events' encoder).
+    static func encode(_ value: some Encodable) -> Data {
+        (try? AlertEvent.makeEncoder().encode(value)) ?? Data(#"{"error":"cannot encode the response"}"#.utf8)
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import Hummingbird
+import MarketAlertCore
+import NIOCore
+
+/// Routes every request of the HTTP interface (`shared/spec/http-api.md`): `/healthz`, `/readyz`, `/metrics`,
+/// `/api/v1/status`, `/api/v1/alerts`, `/api/v1/silences[/{id}]` and the status page `/`. Unknown paths answer
+/// 404 and a wrong method 405 (with `Allow`), both with a JSON error body.
+struct APIResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+
+    let backend: APIBackend
+
+    /// Request bodies are small JSON objects.
+    static let maximumBody = 64 * 1024
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let path = request.uri.path
+        switch path {
+        case "/healthz": return only(.get, request) ?? healthz()
+        case "/readyz":
+            if let refused = only(.get, request) { return refused }
+            return await readyz()
+        case "/metrics":
+            if let refused = only(.get, request) { return refused }
+            return await metrics()
+        case "/api/v1/status":
+            if let refused = only(.get, request) { return refused }
+            return await status()
+        case "/api/v1/alerts":
+            if let refused = only(.get, request) { return refused }
+            return await alerts()
+        case "/":
+            if let refused = only(.get, request) { return refused }
+            return await page()
+        case "/api/v1/silences":
+            switch request.method {
+            case .get: return await listSilences()
+            case .post: return await createSilence(request)
+            default: return Self.methodNotAllowed([.get, .post])
+            }
+        default:
+            let prefix = "/api/v1/silences/"
+            if path.hasPrefix(prefix), path.count > prefix.count {
+                guard request.method == .delete else { return Self.methodNotAllowed([.delete]) }
+                return await expireSilence(String(path.dropFirst(prefix.count)), request: request)
+            }
+            return Self.json(APIDocuments.Problem(error: "no such endpoint: \(path.prefix(200))"), status: .notFound)
+        }
+    }
+
+    /// Nil when `request` uses `method`, else the 405 answer.
+    private func only(_ method: HTTPRequest.Method, _ request: Request) -> Response? {
+        request.method == method ? nil : Self.methodNotAllowed([method])
+    }
+
+    // MARK: Health
+
+    private func healthz() -> Response {
+        let now = backend.clock.now()
+        switch backend.liveness.verdict(now: now) {
+        case .alive:
+            return Self.json(APIDocuments.Health(status: "ok"))
+        case .notStarted:
+            return Self.json(APIDocuments.Health(status: "starting", reason: "the evaluator loop has not started"), status: .serviceUnavailable)
+        case .stopped:
+            return Self.json(APIDocuments.Health(status: "stopped", reason: "the evaluator loop has stopped"), status: .serviceUnavailable)
+        case .stuck(let since):
+            let seconds = Int(now.timeIntervalSince(since))
+            return Self.json(
+                APIDocuments.Health(status: "stuck", reason: "the evaluator loop has been busy with one input for \(seconds) s"),
+                status: .serviceUnavailable)
+        }
+    }
+
+    private func readyz() async -> Response {
+        let view = await backend.loop.snapshot { (settled: $0.isSettled, awaiting: $0.awaitedSources) }
+        if view.settled { return Self.json(APIDocuments.Health(status: "ready", role: "single")) }
+        return Self.json(APIDocuments.Health(status: "waiting", awaiting: view.awaiting, role: "single"), status: .serviceUnavailable)
+    }
+
+    // MARK: Reads
+
+    private func metrics() async -> Response {
+        guard let metrics = backend.metrics else {
+            return Self.json(APIDocuments.Problem(error: "metrics are not collected in this process"), status: .notFound)
+        }
+        let bytes = await metrics.scrape(backend)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    private func status() async -> Response {
+        let now = backend.clock.now()
+        let view = await backend.status(now: now)
+        return Self.json(APIDocuments.status(view, version: backend.version, startedAt: backend.startedAt, listen: backend.access.listen))
+    }
+
+    private func alerts() async -> Response {
+        let now = backend.clock.now()
+        let alerts = await backend.loop.snapshot { $0.firingAlerts(now: now) }
+        return Self.json(APIDocuments.Alerts(alerts: alerts.map(APIDocuments.Alert.init)))
+    }
+
+    private func page() async -> Response {
+        let now = backend.clock.now()
+        let view = await backend.status(now: now)
+        let silences = (try? await backend.silences?.silences(now: now)) ?? []
+        let html = StatusPage.render(
+            view, silences: silences, displayTimeZones: await backend.loop.snapshot { $0.settings.displayTimeZones },
+            version: backend.version, startedAt: backend.startedAt, listen: backend.access.listen)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    // MARK: Silences
+
+    private func listSilences() async -> Response {
+        guard let store = backend.silences else { return Self.noStore() }
+        let now = backend.clock.now()
+        do {
+            let list = try await store.silences(now: now)
+            return Self.json(APIDocuments.Silences(silences: list.map { APIDocuments.SilenceDocument(silence: $0, now: now) }))
+        } catch {
+            backend.logger.error("state store: cannot read silences: \(error)")
+            return Self.json(APIDocuments.Problem(error: "the state store cannot be read"), status: .internalServerError)
+        }
+    }
+
+    private func createSilence(_ request: Request) async -> Response {
+        if let refused = authorize(request) { return refused }
+        guard let store = backend.silences else { return Self.noStore() }
+        var request = request
+        let body: ByteBuffer
+        do { body = try await request.collectBody(upTo: Self.maximumBody) } catch {
+            return Self.json(APIDocuments.Problem(error: "the body is larger than \(Self.maximumBody) bytes"), status: .contentTooLarge)
+        }
+        let now = backend.clock.now()
+        switch SilenceRequest.parse(Data(buffer: body), now: now, id: backend.makeID()) {
+        case .failure(let problem):
+            return Self.json(APIDocuments.Problem(error: problem.field.map { "\($0): \(problem.message)" } ?? problem.message, field: problem.field), status: .badRequest)
+        case .success(let silence):
+            do {
+                try await store.insertSilence(silence)
+                try await backend.pushSilences(now: now)
+            } catch {
+                backend.logger.error("state store: cannot save a silence: \(error)")
+                return Self.json(APIDocuments.Problem(error: "the silence could not be saved"), status: .internalServerError)
+            }
+            backend.logger.notice("silence created", metadata: [
+                "silence": "\(silence.id)", "key": "\(silence.matchers.key)", "ends_at": "\(Timestamp.rfc3339(silence.endsAt))",
+                "created_by": "\(silence.createdBy)",
+            ])
+            return Self.json(APIDocuments.Created(id: silence.id), status: .created)
+        }
+    }
+
+    private func expireSilence(_ id: String, request: Request) async -> Response {
+        if let refused = authorize(request) { return refused }
+        guard let store = backend.silences else { return Self.noStore() }
+        let now = backend.clock.now()
+        do {
+            guard try await store.expireSilence(id: id, at: now) else {
+                return Self.json(APIDocuments.Problem(error: "no silence with id \(id.prefix(100))", field: "id"), status: .notFound)
+            }
+            try await backend.pushSilences(now: now)
+        } catch {
+            backend.logger.error("state store: cannot expire a silence: \(error)")
+            return Self.json(APIDocuments.Problem(error: "the silence could not be expired"), status: .internalServerError)
+        }
+        backend.logger.notice("silence expired", metadata: ["silence": "\(id)"])
+        return Self.json(APIDocuments.Created(id: id))
+    }
+
+    /// Nil when the request may change state, else the refusal.
+    private func authorize(_ request: Request) -> Response? {
+        switch backend.access.authorize(request.headers[.authorization]) {
+        case .allowed:
+            return nil
+        case .unauthorized:
+            var response = Self.json(APIDocuments.Problem(error: "a valid Authorization: Bearer token is required", field: "authorization"), status: .unauthorized)
+            response.headers[.wwwAuthenticate] = #"Bearer realm="marketalertd""#
+            return response
+        case .tokenUnavailable(let name):
+            return Self.json(
+                APIDocuments.Problem(error: "the API token (\(name)) is not configured on the server; nothing can be changed"),
+                status: .serviceUnavailable)
+        }
+    }
+
+    // MARK: Responses
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        var body = APIDocuments.encode(value)
+        body.append(UInt8(ascii: "\n"))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func methodNotAllowed(_ allowed: [HTTPRequest.Method]) -> Response {
+        var response = json(
+            APIDocuments.Problem(error: "method not allowed; use \(allowed.map(\.rawValue).joined(separator: " or "))"),
+            status: .methodNotAllowed)
+        response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+        return response
+    }
+
+    static func noStore() -> Response {
+        json(APIDocuments.Problem(error: "silences need the state store, which this process does not have"), status: .serviceUnavailable)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import MarketAlertCore
+
+/// Watches the engine loop from outside, without slowing it: liveness for `/healthz` and counts for
+/// `/metrics`. Called on the loop's own executor, so an implementation must return at once (atomics, a
+/// short lock); it never sees the engine itself.
+package protocol EngineLoopObserver: Sendable {
+    /// The loop began reading its inbox.
+    func loopStarted(at now: Date)
+    /// The loop took an input: an event, or nil for a deadline wake.
+    func inputBegan(_ event: EngineEvent?, at now: Date)
+    /// The loop finished that input (its actions performed: published, status set, logged).
+    func inputEnded(at now: Date)
+    /// The loop returned (shutdown) and will take no more input.
+    func loopStopped()
+}
+
+extension EngineInbox.Input {
+    /// The event carried, nil for a deadline wake.
+    var event: EngineEvent? {
+        if case .event(let event) = self { return event }
+        return nil
+    }
+}
+
+/// Several observers as one (liveness and metrics).
+package struct EngineLoopObservers: EngineLoopObserver {
+    private let observers: [any EngineLoopObserver]
+
+    package init(_ observers: [any EngineLoopObserver]) { self.observers = observers }
+
+    package func loopStarted(at now: Date) { for observer in observers { observer.loopStarted(at: now) } }
+    package func inputBegan(_ event: EngineEvent?, at now: Date) { for observer in observers { observer.inputBegan(event, at: now) } }
+    package func inputEnded(at now: Date) { for observer in observers { observer.inputEnded(at: now) } }
+    package func loopStopped() { for observer in observers { observer.loopStopped() } }
+}

@@ -1,0 +1,34 @@
+import CoreMetrics
+import Foundation
+import MarketAlertCore
+
+/// What the producers report through swift-metrics (a no-op until the daemon bootstraps the metrics system
+/// with its registry): REST request durations per source, and responses whose quotes were all dropped.
+package enum FetchMetrics {
+    /// Times one REST request of `source` (wall time, whatever clock the producer sleeps on).
+    package static func timed<T, E: Error>(
+        _ source: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws(E) -> T
+    ) async throws(E) -> T {
+        let started = ContinuousClock.now
+        defer {
+            let elapsed = ContinuousClock.now - started
+            let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+            CoreMetrics.Timer(label: MetricNames.fetchDuration, dimensions: [("source", source)]).recordNanoseconds(nanoseconds)
+        }
+        return try await body()
+    }
+
+    /// A poll of `exchange` whose response yielded no quote: counted by why (`parse_error`, `api_error`,
+    /// `empty`). Transport failures (timeouts, refused connections, HTTP errors) delivered no quotes to
+    /// reject; `source_up` shows them.
+    package static func rejected(_ exchange: ExchangeID, _ error: SourceError) {
+        let reason: String
+        switch error.kind {
+        case .decode: reason = "parse_error"
+        case .api: reason = "api_error"
+        case .empty: reason = "empty"
+        case .timeout, .connection, .http, .rateLimited: return
+        }
+        CoreMetrics.Counter(label: MetricNames.quotesRejected, dimensions: [("exchange", exchange.rawValue), ("reason", reason)]).increment()
+    }
+}

@@ -1,0 +1,180 @@
+import AsyncHTTPClient
+import Logging
+import NIOHTTP1
+import NIOPosix
+import Foundation
+import MarketAlertCore
+import MarketAlertIO
+import MarketAlertTestSupport
+import Testing
+
+/// The HTTP server in front of a runtime in virtual time: real requests to 127.0.0.1, answers checked
+/// against the engine's known state.
+@Suite(.serialized) struct APIServerTests {
+    let start = Date(timeIntervalSince1970: 1_763_800_000)
+
+    struct World {
+        let binance: ScriptedQuoteSource
+        let bybit: ScriptedQuoteSource
+        let harness: RuntimeHarness
+        let api: APITestServer
+
+        init(start: Date, bybitDelay: Duration = .zero, store: SQLiteStore? = nil, stuckAfter: Duration = .seconds(30), environment: [String: String] = [:], http: HTTPSettings = HTTPSettings(host: "127.0.0.1", port: 0)) async throws {
+            let clock = ManualClock(now: start)
+            binance = ScriptedQuoteSource(.binance, clock: clock)
+            bybit = ScriptedQuoteSource(.bybit, clock: clock)
+            binance.set("BTC", "100000")
+            bybit.set("BTC", "100010")
+            bybit.answerAfter(bybitDelay)
+            let liveness = EngineLiveness(stuckAfter: stuckAfter)
+            let metrics = DaemonMetrics(webhookQueue: store)
+            harness = await RuntimeHarness.start(
+                settings: try twoExchangeSettings(), store: store, factory: scriptedFactory([binance, bybit]), clock: clock,
+                producers: bybitDelay > .zero ? 1 : 2,
+                prepare: { await APITestServer.prepare($0, liveness: liveness, metrics: metrics, silences: store) })
+            api = try await APITestServer(
+                runtime: harness.runtime, clock: clock, liveness: liveness, metrics: metrics, http: http, silences: store,
+                environment: environment)
+        }
+
+        func stop() async {
+            await api.stop()
+            await harness.stop()
+        }
+    }
+
+    @Test func unknownPathsAnswer404AndWrongMethods405InJSON() async throws {
+        let world = try await World(start: start)
+        let missing = try await world.api.get("/nope")
+        #expect(missing.status == 404)
+        #expect(missing.header("Content-Type")?.hasPrefix("application/json") == true)
+        #expect((missing.json["error"] as? String)?.contains("/nope") == true)
+        let wrong = try await world.api.request(.POST, "/api/v1/status", body: "{}")
+        #expect(wrong.status == 405)
+        #expect(wrong.header("Allow") == "GET")
+        #expect(wrong.json["error"] != nil)
+        let delete = try await world.api.request(.GET, "/api/v1/silences/abc")
+        #expect(delete.status == 405)
+        #expect(delete.header("Allow") == "DELETE")
+        await world.stop()
+    }
+
+    @Test func readyzWaitsForEverySourceAndNamesThoseAwaited() async throws {
+        // bybit's first poll hangs (60 s of virtual time) beyond its timeout: the engine waits for it, then
+        // declares it down and settles.
+        let world = try await World(start: start, bybitDelay: .seconds(60))
+        let waiting = try await world.api.get("/readyz")
+        #expect(waiting.status == 503)
+        #expect(waiting.json["awaiting"] as? [String] == ["bybit"])
+        #expect(try await world.api.get("/healthz").status == 200)
+        let status = try await world.api.get("/api/v1/status")
+        #expect(status.json["ready"] as? Bool == false)
+        await world.harness.advance(7)  // bybit's 5 s timeout + 1 s grace
+        let ready = try await world.api.get("/readyz")
+        #expect(ready.status == 200, "\(ready.text)")
+        #expect(ready.json["status"] as? String == "ready")
+        await world.stop()
+    }
+
+    @Test func healthzTurns503WhileTheLoopIsStuckAndRecovers() async throws {
+        let world = try await World(start: start, stuckAfter: .seconds(30))
+        #expect(try await world.api.get("/healthz").status == 200)
+        let blocking = BlockingSink()
+        await world.harness.runtime.publisher.replaceSinks([blocking])
+        world.bybit.set("BTC", "100200")  // 0.2%: a notification, whose delivery blocks
+        await world.harness.clock.advance(by: .seconds(5))
+        for _ in 0..<500 where blocking.entered == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(blocking.entered == 1)
+        // Busy, but not for long yet.
+        #expect(try await world.api.get("/healthz").status == 200)
+        await world.harness.clock.advance(by: .seconds(31))
+        let stuck = try await world.api.get("/healthz")
+        #expect(stuck.status == 503)
+        #expect(stuck.json["status"] as? String == "stuck")
+        blocking.release()
+        for _ in 0..<500 where try await world.api.get("/healthz").status != 200 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try await world.api.get("/healthz").status == 200)
+        await world.stop()
+        #expect(world.api.liveness.verdict(now: world.harness.clock.now()) == .stopped)
+    }
+
+    @Test func statusAndAlertsShowTheEnginesView() async throws {
+        let world = try await World(start: start)
+        world.bybit.set("BTC", "100120")  // 0.12% ≥ 0.1 warning
+        await world.harness.advance(5)
+        let status = try await world.api.get("/api/v1/status")
+        #expect(status.status == 200)
+        let json = status.json
+        #expect(json["role"] as? String == "single")
+        #expect(json["started_at"] as? String == Timestamp.rfc3339(start))
+        #expect((json["version"] as? String)?.isEmpty == false)
+        #expect((json["listen"] as? String)?.hasPrefix("127.0.0.1:") == true)
+        let sources = try #require(json["sources"] as? [[String: Any]])
+        #expect(sources.map { $0["name"] as? String } == ["binance", "bybit"])
+        #expect(sources.allSatisfy { $0["up"] as? Bool == true && $0["transport"] as? String == "rest" && $0["kind"] as? String == "exchange" })
+        #expect(sources.allSatisfy { $0["last_error"] is NSNull && $0["consecutive_failures"] as? Int == 0 })
+        let premium = try #require((json["premium"] as? [[String: Any]])?.first)
+        #expect(premium["rule"] as? String == "global")
+        #expect(premium["firing_level"] as? String == "warning")
+        #expect(abs((premium["pct"] as? Double ?? 0) - 0.12) < 1e-9)
+        #expect((premium["high"] as? [String: Any])?["exchange"] as? String == "bybit")
+        #expect((premium["low"] as? [String: Any])?["price"] as? Double == 100000)
+
+        let alerts = try #require(try await world.api.get("/api/v1/alerts").json["alerts"] as? [[String: Any]])
+        #expect(alerts.count == 1)
+        let alert = try #require(alerts.first)
+        #expect(alert["key"] as? String == "premium/global/BTC")
+        #expect(alert["kind"] as? String == "premium")
+        #expect(alert["severity"] as? String == "warning")
+        #expect(alert["silenced_by"] is NSNull)
+        #expect(alert["since"] as? String == Timestamp.rfc3339(start.addingTimeInterval(5)))
+        #expect(alert["last_notified_at"] as? String == Timestamp.rfc3339(start.addingTimeInterval(5)))
+        #expect((alert["premium"] as? [String: Any])?["threshold_pct"] as? Double == 0.1)
+
+        world.binance.fail(SourceError(source: "binance", kind: .decode, message: "garbage"))
+        await world.harness.advance(5)
+        let after = try #require(try await world.api.get("/api/v1/status").json["sources"] as? [[String: Any]])
+        let binance = try #require(after.first { $0["name"] as? String == "binance" })
+        #expect(binance["up"] as? Bool == false)
+        #expect(binance["last_error"] as? String == "garbage")
+        #expect(binance["consecutive_failures"] as? Int == 1)
+        await world.stop()
+    }
+
+    @Test func aReloadMovesTheServerToTheNewAddress() async throws {
+        let world = try await World(start: start)
+        let first = try #require(world.api.backend.access.listen)
+        #expect(try await world.api.get("/healthz").status == 200)
+        world.api.service.apply(HTTPSettings(host: "127.0.0.2", port: 0))
+        try await world.api.waitForListen(count: 2)
+        let second = try #require(world.api.backend.access.listen)
+        #expect(second.hasPrefix("127.0.0.2:"))
+        #expect(try await world.api.get("/healthz").status == 200)
+        // The old address refuses connections (AsyncHTTPClient would retry a refused connection until its
+        // deadline, so a plain connect checks).
+        let old = try #require(HTTPSettings.parseListen(first))
+        await #expect(throws: (any Error).self) {
+            try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: old.host, port: old.port).get().close()
+        }
+        // The same address again: nothing restarts.
+        world.api.service.apply(HTTPSettings(host: "127.0.0.2", port: 0))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(world.api.announced.count == 2)
+        // No section: nothing served.
+        world.api.service.apply(nil)
+        try await world.api.waitForListen(count: 3)
+        #expect(world.api.announced.last == .some(nil))
+        await world.stop()
+    }
+
+    @Test func aTakenPortFailsTheStartWithAClearError() async throws {
+        let world = try await World(start: start)
+        let taken = try #require(world.api.backend.access.listen.flatMap(HTTPSettings.parseListen))
+        let service = HTTPServerService(
+            settings: HTTPSettings(host: taken.host, port: taken.port), backend: world.api.backend, secrets: SecretResolver(environment: [:]),
+            logger: .init(label: "t", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let error = await #expect(throws: HTTPServerService.BindFailed.self) { try await service.run() }
+        #expect(error?.description.contains("cannot listen on 127.0.0.1:\(taken.port)") == true)
+        await world.stop()
+    }
+}
