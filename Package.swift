@@ -75,6 +75,14 @@ let package = Package(
             dependencies: ["MarketAlertIO", "MarketAlertCore", "MarketAlertTestSupport"]
         ),
 
+        // libFuzzer targets for the REST decoders and the config reader, in one binary (scripts/fuzz builds it
+        // with -D FUZZING --sanitize=fuzzer); in a plain build it replays saved inputs given as arguments.
+        .executableTarget(
+            name: "marketalertd-fuzz",
+            dependencies: ["MarketAlertIO", "MarketAlertCore"],
+            path: "Fuzz"
+        ),
+
         // Test-only helpers: real HTTP and WebSocket servers on 127.0.0.1 (SwiftNIO), fixtures access, a manual clock.
         .target(
             name: "MarketAlertTestSupport",

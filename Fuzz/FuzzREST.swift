@@ -1,0 +1,74 @@
+import Foundation
+import MarketAlertCore
+import MarketAlertIO
+
+/// libFuzzer target for the REST decoders: each exchange's ticker decoding, `JSONListPruner`, the FX
+/// providers' parsers and TWSE's publicForm. The first byte of an input picks the decoder, the rest is the
+/// body. Decoders may reject anything, but must never crash, and whatever they accept must hold up:
+/// prices in `Price.plausibleRange`, only watched markets, and a pruned document that is valid JSON.
+///
+/// Run by `scripts/fuzz` (see `FuzzEntry.swift`).
+enum FuzzREST {
+    static let receivedAt = Date(timeIntervalSince1970: 1_773_110_820)
+
+    static func pairs(_ quote: String) -> Set<MarketPair> {
+        [MarketPair(base: "BTC", quote: quote), MarketPair(base: "ETH", quote: quote), MarketPair(base: "XRP", quote: quote)]
+    }
+
+    /// The decoders, in selector order (`scripts/fuzz` seeds each from its fixture folder).
+    static let decoders: [(name: String, run: @Sendable (Data) -> Void)] = [
+        ("binance", { body in quotes { try BinanceTickerSource.decode(body, watched: pairs("USDT"), receivedAt: receivedAt) } }),
+        ("bybit", { body in quotes { try BybitTickerSource.decode(body, watched: pairs("USDT"), receivedAt: receivedAt) } }),
+        ("bitget", { body in quotes { try BitgetTickerSource.decode(body, watched: pairs("USDT"), receivedAt: receivedAt) } }),
+        ("okx", { body in quotes { try OKXTickerSource.decode(body, watched: pairs("USDT"), receivedAt: receivedAt) } }),
+        ("upbit", { body in quotes { try UpbitTickerSource.decode(body, watched: pairs("KRW"), receivedAt: receivedAt) } }),
+        ("bithumb", { body in
+            quotes { try BithumbTickerSource.decode(body, quoteCurrency: "KRW", watched: pairs("KRW"), receivedAt: receivedAt) }
+        }),
+        ("kraken", { body in quotes { try KrakenTickerSource.decode(body, watched: pairs("USD"), receivedAt: receivedAt) } }),
+        ("coinbase", { body in
+            quotes { [try CoinbaseTickerSource.decode(body, product: MarketPair(base: "BTC", quote: "USD"), receivedAt: receivedAt)] }
+        }),
+        ("pruner", { prune($0, listPath: []) }),
+        ("pruner-nested", { prune($0, listPath: ["result", "list"]) }),
+        ("dunamu", { body in rates { [try DunamuRateSource.parse(body)] } }),
+        ("openexchangerates", { body in rates { try OpenExchangeRatesSource.parse(body, currencies: ["KRW", "TWD", "JPY"]) } }),
+        ("frankfurter", { body in rates { try FrankfurterRateSource.parse(body, currencies: ["KRW", "TWD", "JPY"]) } }),
+        ("twse", { body in _ = try? TWSEPublicFormResponse.decode(body, source: "twse") }),
+    ]
+
+    static func run(_ input: Data) {
+        guard let selector = input.first else { return }
+        decoders[Int(selector) % decoders.count].run(input.dropFirst())
+    }
+
+    /// Accepted quotes must be watched markets with plausible prices.
+    static func quotes(_ decode: () throws -> [Quote]) {
+        guard let quotes = try? decode() else { return }
+        for quote in quotes {
+            for price in [quote.last, quote.bid, quote.ask].compactMap({ $0 }) { check(price) }
+            precondition(["BTC", "ETH", "XRP"].contains(quote.base), "an unwatched market was accepted: \(quote.market)")
+        }
+    }
+
+    static func rates(_ parse: () throws -> [FXRate]) {
+        guard let rates = try? parse() else { return }
+        for rate in rates { check(rate.rate) }
+    }
+
+    static func check(_ price: Price) {
+        precondition(price.value > Price.plausibleRange.lower && price.value < Price.plausibleRange.upper, "implausible price \(price)")
+        precondition(price.exact > 0)
+    }
+
+    /// A document the pruner accepts stays valid JSON after pruning, with no more elements than it had.
+    static func prune(_ body: Data, listPath: [String]) {
+        guard let outcome = try? JSONListPruner.prune(body, listPath: listPath, keyField: "symbol", keep: { $0.hasPrefix("BTC") })
+        else { return }
+        precondition(outcome.keptCount <= (outcome.elementCount ?? 0) || outcome.elementCount == nil)
+        guard outcome.elementCount != nil, (try? JSONSerialization.jsonObject(with: body, options: .fragmentsAllowed)) != nil else { return }
+        precondition(
+            (try? JSONSerialization.jsonObject(with: outcome.document, options: .fragmentsAllowed)) != nil,
+            "pruning made valid JSON invalid")
+    }
+}
