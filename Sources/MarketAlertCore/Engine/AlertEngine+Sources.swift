@@ -40,11 +40,15 @@ extension AlertEngine {
     }
 
     /// An exchange's stream changed state: degraded (REST fills in) is logged and shown, never an alert.
-    mutating func streamChanged(_ exchange: ExchangeID, live: Bool, reason: String?, into out: inout EngineOutput) {
+    /// A live stream makes the exchange usable even while a quiet market sends nothing (REST is paused then),
+    /// so silence is not judged while it is live; when it goes down, silence counts afresh from that moment.
+    mutating func streamChanged(_ exchange: ExchangeID, live: Bool, reason: String?, now: Date, into out: inout EngineOutput) {
         if live {
             if liveStreams.insert(exchange).inserted { out.log(.info, "\(exchange) stream live", subject: exchange.rawValue) }
+            recordSource(exchange.rawValue, error: nil, now: now, into: &out)
         } else if liveStreams.remove(exchange) != nil {
             out.log(.warning, "\(exchange) stream down (\(reason ?? "closed")); REST polling fills in", subject: exchange.rawValue)
+            if let state = health[exchange.rawValue] { health[exchange.rawValue] = state.restarted(at: now) }
         }
     }
 
@@ -52,7 +56,7 @@ extension AlertEngine {
     /// and IPO sources are called on demand or hourly and alert on consecutive failures only. Silence counts
     /// from this process's start (or the source's addition), also for a source that never answered.
     mutating func checkSilence(now: Date, into out: inout EngineOutput) {
-        for id in watched.sorted() {
+        for id in watched.sorted() where !liveStreams.contains(id) {
             let name = id.rawValue
             var state = health[name] ?? SourceHealth(since: startedAt)
             let action = state.check(now: now, policy: settings.sourceAlerts)
@@ -63,7 +67,8 @@ extension AlertEngine {
 
     func silenceDeadline() -> Date? {
         watched.compactMap { id -> Date? in
-            (health[id.rawValue] ?? SourceHealth(since: startedAt)).silenceDeadline(policy: settings.sourceAlerts)
+            guard !liveStreams.contains(id) else { return nil }
+            return (health[id.rawValue] ?? SourceHealth(since: startedAt)).silenceDeadline(policy: settings.sourceAlerts)
         }.min()
     }
 

@@ -94,7 +94,7 @@ package struct AlertEngine: Sendable {
         case .sourceSucceeded(let source):
             recordSource(source, error: nil, now: now, into: &out)
         case .stream(let exchange, let live, let reason):
-            streamChanged(exchange, live: live, reason: reason, into: &out)
+            streamChanged(exchange, live: live, reason: reason, now: now, into: &out)
         case .fxRound(let fxBook, let failover):
             receiveFX(fxBook, failover: failover, now: now, into: &out)
         case .ipoOfferings(let source, let offerings):

@@ -69,3 +69,27 @@ import Testing
         #expect(engine.nextDeadline(after: t1) == t1.addingTimeInterval(300))
     }
 }
+
+/// A quiet market on a live stream sends nothing for minutes, and REST is paused meanwhile: that is not
+/// silence. When the stream goes down, silence counts from that moment.
+@Suite struct QuietStreamTests {
+    typealias Kit = EngineTestKit
+    let t0 = EngineTestKit.start
+
+    @Test func aQuietLiveStreamIsNotSilentAndADownOneCountsFromItsFall() {
+        var settings = Kit.settings(rules: [Kit.rule("global", exchanges: [.binance, .bybit])])
+        settings.sourceAlerts.afterSilence = .seconds(300)
+        var engine = Kit.engine(settings)
+        _ = engine.handle(.quotes(.binance, [Kit.quote(.binance, "100000", at: t0)], .snapshot), now: t0)
+        _ = engine.handle(.quotes(.bybit, [Kit.quote(.bybit, "100000", at: t0)], .snapshot), now: t0)
+        _ = engine.handle(.stream(.binance, live: true, reason: nil), now: t0)
+        _ = engine.handle(.stream(.bybit, live: true, reason: nil), now: t0)
+        #expect(engine.nextDeadline(after: t0) == nil)
+        #expect(Kit.events(engine.advance(now: t0.addingTimeInterval(3_600))).isEmpty)
+        let down = t0.addingTimeInterval(3_600)
+        _ = engine.handle(.stream(.bybit, live: false, reason: "stale"), now: down)
+        #expect(engine.nextDeadline(after: down) == down.addingTimeInterval(300))
+        #expect(Kit.events(engine.advance(now: down.addingTimeInterval(299))).isEmpty)
+        #expect(Kit.events(engine.advance(now: down.addingTimeInterval(300))).map(\.key) == ["source/bybit"])
+    }
+}
