@@ -69,7 +69,9 @@ let package = Package(
         // Budgets for decode and evaluation (run by scripts/bench); not a test.
         .executableTarget(
             name: "marketalertd-bench",
-            dependencies: ["MarketAlertIO", "MarketAlertCore", "MarketAlertTestSupport"]
+            dependencies: [
+                "MarketAlertIO", "MarketAlertCore", "MarketAlertTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         // Test-only helpers: a real HTTP server on 127.0.0.1 (SwiftNIO), fixtures access, a manual clock.

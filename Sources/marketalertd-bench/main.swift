@@ -3,6 +3,7 @@ import Foundation
 // marketalertd-bench: the performance budgets, measured (see BenchOptions for the flags, scripts/bench).
 //   decode of a full-size Binance /ticker/24hr list (~3,000 symbols) < 10 ms
 //   one full premium evaluation, 8 exchanges × 50 assets          < 1 ms
+//   one /metrics scrape, server-side, 8 exchanges × 50 assets      < 2 ms
 //   steady resident memory of the running release daemon under that load < 40 MB   (--rss)
 
 let options: BenchOptions
@@ -47,6 +48,12 @@ do {
         let (evaluationTable, evaluationVerdict) = Report.evaluation(evaluation)
         print(evaluationTable)
         verdicts.append(evaluationVerdict)
+
+        print("\n/metrics scrape (DaemonMetrics.scrape, server-side: engine view, outbox, gauges, exposition)")
+        let scrape = try await MetricsScrapeBenchmark(markets: markets).run(iterations: options.iterations * 2)
+        let (scrapeTable, scrapeVerdict) = Report.scrape(scrape)
+        print(scrapeTable)
+        verdicts.append(scrapeVerdict)
     }
 } catch {
     print("FAIL bench could not run: \(error)")
