@@ -72,7 +72,9 @@ let package = Package(
         // Budgets for decode and evaluation (run by scripts/bench); not a test.
         .executableTarget(
             name: "marketalertd-bench",
-            dependencies: ["MarketAlertIO", "MarketAlertCore", "MarketAlertTestSupport"]
+            dependencies: [
+                "MarketAlertIO", "MarketAlertCore", "MarketAlertTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         // libFuzzer targets for the REST decoders and the config reader, in one binary (scripts/fuzz builds it

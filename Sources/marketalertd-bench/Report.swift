@@ -89,6 +89,19 @@ enum Report {
 
     static let idleCPUBudget = 0.1
 
+    static let scrapeBudget = 0.002
+
+    static func scrape(_ r: MetricsScrapeBenchmark.Result) -> (String, Verdict) {
+        let rows = [
+            ["scrape", "series", "bytes", "runs", "min", "median", "p90", "max"],
+            ["8 exchanges × 50 assets, 2 rules, 1 webhook", "\(r.series)", "\(r.bytes)", "\(r.samples.count)",
+             us(r.samples.min), us(r.samples.median), us(r.samples.p90), us(r.samples.max)],
+        ]
+        let verdict = Verdict(pass: r.samples.median < scrapeBudget,
+                              text: "/metrics scrape, 8 exchanges × 50 assets: median \(us(r.samples.median)), p90 \(us(r.samples.p90)) (budget \(ms(scrapeBudget)))")
+        return (table(rows), verdict)
+    }
+
     static func rss(_ r: DaemonRSSBenchmark.Result, seconds: Int) -> (String, [Verdict]) {
         var lines: [String] = []
         var rows = [["source", "requests", "polls"]]

@@ -4,6 +4,7 @@ import Foundation
 //   decode of a full-size Binance /ticker/24hr list (~3,000 symbols) < 10 ms
 //   one full premium evaluation, 8 exchanges × 50 assets          < 50 µs
 //   one stream quote through the engine (incremental)             < 5 µs
+//   one /metrics scrape, server-side, 8 exchanges × 50 assets      < 2 ms
 //   steady resident memory of the running release daemon under that load < 40 MB   (--rss)
 //   CPU of the running release daemon when nothing happens < 0.1% of a core         (--idle)
 
@@ -61,6 +62,12 @@ do {
         let (streamTable, streamVerdict) = try StreamDecodeBenchmark.run(assets: markets.assets, iterations: options.iterations)
         print(streamTable)
         verdicts.append(streamVerdict)
+
+        print("\n/metrics scrape (DaemonMetrics.scrape, server-side: engine view, outbox, gauges, exposition)")
+        let scrape = try await MetricsScrapeBenchmark(markets: markets).run(iterations: options.iterations * 2)
+        let (scrapeTable, scrapeVerdict) = Report.scrape(scrape)
+        print(scrapeTable)
+        verdicts.append(scrapeVerdict)
     }
 } catch {
     print("FAIL bench could not run: \(error)")

@@ -31,6 +31,11 @@ ensure_python_packages() {
     "${pip[@]}" 2>/dev/null || as_root "${pip[@]}" 2>/dev/null || as_root "${pip[@]}" --break-system-packages
 }
 
+# A real browser for the status page tests (headless Chromium renders it; CJK fonts for TWSE names).
+ensure_test_browser() {
+    ensure_debian_packages chromium fonts-noto-cjk
+}
+
 ensure_swift() {
     command -v swift >/dev/null && return 0
     for candidate in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
