@@ -60,4 +60,32 @@ package enum StreamPersonas {
             }
         }
     }
+
+    /// OKX: `{"op":"subscribe","args":[{"channel":"tickers","instId":"BTC-USDT"},…]}` → one
+    /// `{"event":"subscribe","arg":{…},"connId":…}` per instrument; text `ping` → `pong`.
+    package static func okx(_ knobs: StreamPersonaKnobs) -> WebSocketTestServer.Persona {
+        { text, _ in
+            if text == "ping" { return knobs.answerPings ? [.text("pong")] : [] }
+            let invalid = WebSocketTestServer.Reply.text(#"{"event":"error","code":"60012","msg":"Invalid request","connId":"a4d3ae55"}"#)
+            guard let request = object(text), request["op"] as? String == "subscribe", let args = request["args"] as? [[String: Any]],
+                  !args.isEmpty else { return [invalid] }
+            var replies: [WebSocketTestServer.Reply] = []
+            for (position, arg) in args.enumerated() {
+                guard arg["channel"] as? String == "tickers", let instrument = arg["instId"] as? String,
+                      instrument.range(of: #"^[A-Z0-9]+-[A-Z0-9]+$"#, options: .regularExpression) != nil
+                else { return [invalid] }
+                switch knobs.mode {
+                case .ack:
+                    replies.append(.text("{\"event\":\"subscribe\",\"arg\":{\"channel\":\"tickers\",\"instId\":\"\(instrument)\"},\"connId\":\"a4d3ae55\"}"))
+                case .partial where position == 0:
+                    replies.append(.text("{\"event\":\"subscribe\",\"arg\":{\"channel\":\"tickers\",\"instId\":\"\(instrument)\"},\"connId\":\"a4d3ae55\"}"))
+                case .reject:
+                    return [.text("{\"event\":\"error\",\"code\":\"60018\",\"msg\":\"Wrong URL or channel:tickers,instId:\(instrument) doesn't exist\",\"connId\":\"a4d3ae55\"}")]
+                case .partial, .silent:
+                    break
+                }
+            }
+            return replies
+        }
+    }
 }

@@ -59,6 +59,9 @@ struct StreamCase: Sendable, CustomStringConvertible {
     /// Frames this exchange could plausibly send that must be dropped, with the reason each is counted under.
     var bad: [(Frame, StreamDropReason)]
     var keepalive: Keepalive
+    /// Whether the persona can acknowledge only part of a subscription (exchanges with one ack per request
+    /// and one request cannot be partly acked).
+    var partialAck = false
 
     var description: String { name }
 
@@ -76,7 +79,7 @@ struct StreamCase: Sendable, CustomStringConvertible {
         }
     }
 
-    static let all: [StreamCase] = [.binance]
+    static let all: [StreamCase] = [.binance, .okx]
 }
 
 extension WebSocketTestServer {

@@ -161,6 +161,22 @@ import Testing
         }
     }
 
+    @Test(arguments: StreamCase.all.filter(\.partialAck))
+    func aPartialAckIsAnError(_ c: StreamCase) async throws {
+        try await withStream(c, mode: .partial) { h in
+            try await h.server.waitUntil("the subscription") { !($0.connections.first?.texts.isEmpty ?? true) }
+            try await h.settle()
+            if h.downs.isEmpty {
+                // Acks that come one by one: the missing ones are missing for good after the ack timeout.
+                #expect(h.lives == 0)
+                try await h.advance(by: .seconds(10))
+            }
+            try await h.waitDown()
+            #expect(h.lives == 0)
+            #expect(h.downs[0].contains("not acknowledged"))
+        }
+    }
+
     @Test(arguments: StreamCase.all)
     func keepaliveOnVirtualTime(_ c: StreamCase) async throws {
         try await withStream(c, staleAfter: .seconds(3600)) { h in
