@@ -88,4 +88,32 @@ package enum StreamPersonas {
             return replies
         }
     }
+
+    /// Bybit v5 spot: `{"req_id":…,"op":"subscribe","args":["orderbook.1.BTCUSDT","tickers.BTCUSDT",…]}` (at most
+    /// 10 args) → `{"success":true,"ret_msg":"subscribe","conn_id":…,"req_id":…,"op":"subscribe"}`;
+    /// `{"op":"ping"}` → `{"success":true,"ret_msg":"pong","conn_id":…,"op":"ping"}`.
+    package static func bybit(_ knobs: StreamPersonaKnobs) -> WebSocketTestServer.Persona {
+        { text, _ in
+            guard let request = object(text), let op = request["op"] as? String else {
+                return [.text(#"{"success":false,"ret_msg":"error:request not json","conn_id":"cl9hh1rfv5v9","op":""}"#)]
+            }
+            let requestID = request["req_id"] as? String ?? ""
+            if op == "ping" {
+                return knobs.answerPings ? [.text(#"{"success":true,"ret_msg":"pong","conn_id":"cl9hh1rfv5v9","op":"ping"}"#)] : []
+            }
+            guard op == "subscribe", let args = request["args"] as? [String], !args.isEmpty, args.count <= 10,
+                  args.allSatisfy({ $0.range(of: #"^(orderbook\.1|tickers)\.[A-Z0-9]+$"#, options: .regularExpression) != nil })
+            else {
+                return [.text("{\"success\":false,\"ret_msg\":\"error:args invalid or more than 10\",\"conn_id\":\"cl9hh1rfv5v9\",\"req_id\":\"\(requestID)\",\"op\":\"subscribe\"}")]
+            }
+            switch knobs.mode {
+            case .ack, .partial:
+                return [.text("{\"success\":true,\"ret_msg\":\"subscribe\",\"conn_id\":\"cl9hh1rfv5v9\",\"req_id\":\"\(requestID)\",\"op\":\"subscribe\"}")]
+            case .reject:
+                return [.text("{\"success\":false,\"ret_msg\":\"Invalid symbol :[\(args[0])]\",\"conn_id\":\"cl9hh1rfv5v9\",\"req_id\":\"\(requestID)\",\"op\":\"subscribe\"}")]
+            case .silent:
+                return []
+            }
+        }
+    }
 }

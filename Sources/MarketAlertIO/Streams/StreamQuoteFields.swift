@@ -9,15 +9,32 @@ struct StreamQuoteFields {
         case absent
         case valid(Price)
         case invalid
+        /// The frame says this side of the book is now empty (an order book delta removing the only level).
+        case cleared
 
         var price: Price? { if case .valid(let price) = self { return price } else { return nil } }
         var isInvalid: Bool { if case .invalid = self { return true } else { return false } }
+        var isCleared: Bool { if case .cleared = self { return true } else { return false } }
     }
 
     var bid = Field.absent
     var ask = Field.absent
     var last = Field.absent
     var exchangeTime: Date?
+
+    /// Whether `value` is a zero quantity (`0`, `"0"`, `"0.000"`).
+    static func isZero(_ json: JSONBytes, _ value: JSONBytes.Value) -> Bool {
+        guard value.kind == .string || value.kind == .number, value.end > value.start else { return false }
+        var sawZero = false
+        for index in value.start..<value.end {
+            switch json.bytes[index] {
+            case UInt8(ascii: "0"): sawZero = true
+            case UInt8(ascii: "."): continue
+            default: return false
+            }
+        }
+        return sawZero
+    }
 
     /// Reads a price field: missing, `null` and `""` (an empty book side) are absent.
     static func field(_ json: JSONBytes, _ value: JSONBytes.Value?) -> Field {
@@ -35,9 +52,14 @@ extension StreamMarketTable {
         let bid = fields.bid.price
         let ask = fields.ask.price
         let last = fields.last.price
-        guard bid != nil || ask != nil || last != nil else { return .dropped(.invalidPrice) }
+        let clears = fields.bid.isCleared || fields.ask.isCleared
+        guard bid != nil || ask != nil || last != nil || clears else { return .dropped(.invalidPrice) }
         if let bid, let ask, bid.value > ask.value { return .dropped(.crossedBook) }
         guard let index = index(of: market) else { return .unwatched }
+        // A one-sided update must not cross the side the table already holds.
+        if let bid, ask == nil, !fields.ask.isCleared, let held = entries[index].ask, bid.value > held.value { return .dropped(.crossedBook) }
+        if let ask, bid == nil, !fields.bid.isCleared, let held = entries[index].bid, held.value > ask.value { return .dropped(.crossedBook) }
+        if clears { clear(index, bid: fields.bid.isCleared, ask: fields.ask.isCleared) }
         apply(index, bid: bid, ask: ask, last: last, exchangeTime: fields.exchangeTime)
         return .data
     }

@@ -79,7 +79,7 @@ struct StreamCase: Sendable, CustomStringConvertible {
         }
     }
 
-    static let all: [StreamCase] = [.binance, .okx]
+    static let all: [StreamCase] = [.binance, .okx, .bybit]
 }
 
 extension WebSocketTestServer {
