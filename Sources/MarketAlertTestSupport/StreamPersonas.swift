@@ -116,4 +116,35 @@ package enum StreamPersonas {
             }
         }
     }
+
+    /// Upbit and Bithumb: `[{"ticket":…},{"type":"ticker","codes":[…]},{"type":"orderbook","codes":["KRW-BTC.1",…]},{"format":…}]`.
+    /// No ack: like the real servers, the answer is a snapshot of the first requested ticker (binary for Upbit);
+    /// errors are `{"error":{"name":…,"message":…}}`. Text `PING` → `{"status":"UP"}`.
+    package static func upbitStyle(binary: Bool, format: String) -> @Sendable (StreamPersonaKnobs) -> WebSocketTestServer.Persona {
+        { knobs in
+            { text, _ in
+                func reply(_ text: String) -> WebSocketTestServer.Reply { binary ? .binary(Data(text.utf8)) : .text(text) }
+                if text == "PING" { return knobs.answerPings ? [reply(#"{"status":"UP"}"#)] : [] }
+                guard let request = array(text), let objects = request as? [[String: Any]], objects.first?["ticket"] is String else {
+                    return [reply(#"{"error":{"name":"NO_TICKET","message":"ticket이 없습니다."}}"#)]
+                }
+                let ticker = objects.first { $0["type"] as? String == "ticker" }?["codes"] as? [String] ?? []
+                let books = objects.first { $0["type"] as? String == "orderbook" }?["codes"] as? [String] ?? []
+                guard !ticker.isEmpty, books == ticker.map({ "\($0).1" }), objects.last?["format"] as? String == format,
+                      ticker.allSatisfy({ $0.range(of: #"^[A-Z]+-[A-Z0-9]+$"#, options: .regularExpression) != nil })
+                else { return [reply(#"{"error":{"name":"WRONG_FORMAT","message":"요청 형식이 올바르지 않습니다."}}"#)] }
+                switch knobs.mode {
+                case .ack, .partial:
+                    let snapshot = format == "SIMPLE"
+                        ? "{\"ty\":\"ticker\",\"cd\":\"\(ticker[0])\",\"tp\":100.0,\"tms\":1618678262712,\"st\":\"SNAPSHOT\"}"
+                        : "{\"type\":\"ticker\",\"code\":\"\(ticker[0])\",\"trade_price\":100,\"timestamp\":1725927377287,\"stream_type\":\"SNAPSHOT\"}"
+                    return [reply(snapshot)]
+                case .reject:
+                    return [reply(#"{"error":{"name":"INVALID_PARAM","message":"지원하지 않는 값입니다."}}"#)]
+                case .silent:
+                    return []
+                }
+            }
+        }
+    }
 }

@@ -79,7 +79,7 @@ import Testing
         try await withStream(c) { h in
             try await h.waitLive()
             h.server.push(c.fresh)
-            try await h.waitFor("a quote") { $0.latest(c.freshMarket) != nil }
+            try await h.waitFor("the fresh quote") { $0.latest(c.freshMarket).map(Expected.init) == c.freshExpected }
             // 29 s with the transport kept alive (pongs, heartbeats) but no market data.
             try await keepTransportAlive(c, h, for: .seconds(29))
             try await h.settle()
