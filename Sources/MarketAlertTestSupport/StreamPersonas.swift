@@ -147,4 +147,57 @@ package enum StreamPersonas {
             }
         }
     }
+
+    /// Kraken v2: `{"method":"subscribe","params":{"channel":"ticker","symbol":[…],"event_trigger":"bbo",…},"req_id":N}`
+    /// → one `{"method":"subscribe","result":{"channel":"ticker","event_trigger":"bbo","snapshot":true,"symbol":…},"success":true,…}`
+    /// per symbol; a refused symbol gets `{"error":…,"method":"subscribe","success":false,"symbol":…}`.
+    package static func kraken(_ knobs: StreamPersonaKnobs) -> WebSocketTestServer.Persona {
+        { text, _ in
+            guard let request = object(text), let method = request["method"] as? String else {
+                return [.text(#"{"error":"Malformed request","method":"","success":false,"time_in":"2026-11-23T10:00:00.000000Z","time_out":"2026-11-23T10:00:00.000001Z"}"#)]
+            }
+            let requestID = request["req_id"] as? Int ?? 0
+            if method == "ping" {
+                return knobs.answerPings ? [.text("{\"method\":\"pong\",\"req_id\":\(requestID),\"time_in\":\"2026-11-23T10:00:00.000000Z\",\"time_out\":\"2026-11-23T10:00:00.000001Z\"}")] : []
+            }
+            guard method == "subscribe", let params = request["params"] as? [String: Any], params["channel"] as? String == "ticker",
+                  params["event_trigger"] as? String == "bbo", let symbols = params["symbol"] as? [String], !symbols.isEmpty,
+                  symbols.allSatisfy({ $0.range(of: #"^[A-Z0-9]+/[A-Z0-9]+$"#, options: .regularExpression) != nil })
+            else {
+                return [.text("{\"error\":\"Invalid request\",\"method\":\"subscribe\",\"req_id\":\(requestID),\"success\":false,\"time_in\":\"2026-11-23T10:00:00.000000Z\",\"time_out\":\"2026-11-23T10:00:00.000001Z\"}")]
+            }
+            return symbols.enumerated().compactMap { position, symbol -> WebSocketTestServer.Reply? in
+                let ack = "{\"method\":\"subscribe\",\"result\":{\"channel\":\"ticker\",\"event_trigger\":\"bbo\",\"snapshot\":true,\"symbol\":\"\(symbol)\"},\"success\":true,\"time_in\":\"2026-11-23T10:00:00.000000Z\",\"time_out\":\"2026-11-23T10:00:00.000001Z\",\"req_id\":\(requestID)}"
+                switch knobs.mode {
+                case .ack: return .text(ack)
+                case .partial: return position == 0 ? .text(ack) : nil
+                case .reject:
+                    return .text("{\"error\":\"Currency pair not supported \(symbol)\",\"method\":\"subscribe\",\"req_id\":\(requestID),\"success\":false,\"symbol\":\"\(symbol)\",\"time_in\":\"2026-11-23T10:00:00.000000Z\",\"time_out\":\"2026-11-23T10:00:00.000001Z\"}")
+                case .silent: return nil
+                }
+            }
+        }
+    }
+
+    /// Coinbase Exchange: `{"type":"subscribe","product_ids":[…],"channels":["ticker","heartbeat"]}` → one
+    /// `{"type":"subscriptions","channels":[{"name":"ticker","product_ids":[…]},{"name":"heartbeat","product_ids":[…]}]}`
+    /// (a partial answer lists only the first product); refusal: `{"type":"error","message":…,"reason":…}`.
+    package static func coinbase(_ knobs: StreamPersonaKnobs) -> WebSocketTestServer.Persona {
+        { text, _ in
+            guard let request = object(text), request["type"] as? String == "subscribe", let products = request["product_ids"] as? [String],
+                  !products.isEmpty, Set(request["channels"] as? [String] ?? []) == ["ticker", "heartbeat"],
+                  products.allSatisfy({ $0.range(of: #"^[A-Z0-9]+-[A-Z0-9]+$"#, options: .regularExpression) != nil })
+            else { return [.text(#"{"type":"error","message":"Failed to subscribe","reason":"Type has to be either subscribe or unsubscribe"}"#)] }
+            func answer(_ listed: [String]) -> WebSocketTestServer.Reply {
+                let ids = listed.map { "\"\($0)\"" }.joined(separator: ",")
+                return .text("{\"type\":\"subscriptions\",\"channels\":[{\"name\":\"ticker\",\"product_ids\":[\(ids)]},{\"name\":\"heartbeat\",\"product_ids\":[\(ids)]}]}")
+            }
+            switch knobs.mode {
+            case .ack: return [answer(products.reversed())]
+            case .partial: return [answer([products[0]])]
+            case .reject: return [.text("{\"type\":\"error\",\"message\":\"Failed to subscribe\",\"reason\":\"\(products[0]) is not a valid product\"}")]
+            case .silent: return []
+            }
+        }
+    }
 }
