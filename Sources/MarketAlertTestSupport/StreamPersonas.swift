@@ -200,4 +200,30 @@ package enum StreamPersonas {
             }
         }
     }
+
+    /// Bitget v2: `{"op":"subscribe","args":[{"instType":"SPOT","channel":"ticker","instId":"BTCUSDT"},…]}` →
+    /// `{"event":"subscribe","arg":{…}}` per arg; text `ping` → `pong`.
+    package static func bitget(_ knobs: StreamPersonaKnobs) -> WebSocketTestServer.Persona {
+        { text, _ in
+            if text == "ping" { return knobs.answerPings ? [.text("pong")] : [] }
+            let invalid = WebSocketTestServer.Reply.text(#"{"event":"error","code":30016,"msg":"param error","op":"subscribe"}"#)
+            guard let request = object(text), request["op"] as? String == "subscribe", let args = request["args"] as? [[String: Any]],
+                  !args.isEmpty, args.count <= 50 else { return [invalid] }
+            var replies: [WebSocketTestServer.Reply] = []
+            for (position, arg) in args.enumerated() {
+                guard arg["instType"] as? String == "SPOT", arg["channel"] as? String == "ticker", let instrument = arg["instId"] as? String,
+                      instrument.range(of: #"^[A-Z0-9]+$"#, options: .regularExpression) != nil
+                else { return [invalid] }
+                let echo = "{\"instType\":\"SPOT\",\"channel\":\"ticker\",\"instId\":\"\(instrument)\"}"
+                switch knobs.mode {
+                case .ack: replies.append(.text("{\"event\":\"subscribe\",\"arg\":\(echo)}"))
+                case .partial where position == 0: replies.append(.text("{\"event\":\"subscribe\",\"arg\":\(echo)}"))
+                case .reject:
+                    return [.text("{\"event\":\"error\",\"arg\":\(echo),\"code\":30001,\"msg\":\"instType:SPOT,channel:ticker,instId:\(instrument) doesn't exist\",\"op\":\"subscribe\"}")]
+                case .partial, .silent: break
+                }
+            }
+            return replies
+        }
+    }
 }

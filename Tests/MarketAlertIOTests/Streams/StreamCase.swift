@@ -79,7 +79,7 @@ struct StreamCase: Sendable, CustomStringConvertible {
         }
     }
 
-    static let all: [StreamCase] = [.binance, .okx, .bybit, .upbit, .bithumb, .kraken, .coinbase]
+    static let all: [StreamCase] = [.binance, .okx, .bybit, .bitget, .upbit, .bithumb, .kraken, .coinbase]
 }
 
 extension WebSocketTestServer {
