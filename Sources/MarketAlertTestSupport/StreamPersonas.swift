@@ -17,9 +17,14 @@ package final class StreamPersonaKnobs: Sendable {
         case silent
     }
 
-    private let state: Mutex<(mode: Mode, answerPings: Bool)>
+    private let state: Mutex<(mode: Mode, answerPings: Bool, refused: Set<String>)>
 
-    package init(_ mode: Mode = .ack) { state = Mutex((mode, true)) }
+    package init(_ mode: Mode = .ack) { state = Mutex((mode, true, [])) }
+
+    /// Markets (exchange ids) the exchange says do not exist, with its own error; the rest is acked.
+    package var refused: Set<String> { state.withLock { $0.refused } }
+
+    package func refuse(_ markets: Set<String>) { state.withLock { $0.refused = markets } }
 
     package var mode: Mode { state.withLock { $0.mode } }
 
@@ -74,6 +79,10 @@ package enum StreamPersonas {
                 guard arg["channel"] as? String == "tickers", let instrument = arg["instId"] as? String,
                       instrument.range(of: #"^[A-Z0-9]+-[A-Z0-9]+$"#, options: .regularExpression) != nil
                 else { return [invalid] }
+                if knobs.refused.contains(instrument) {
+                    replies.append(.text("{\"event\":\"error\",\"code\":\"60018\",\"msg\":\"Wrong URL or channel:tickers,instId:\(instrument) doesn't exist\",\"connId\":\"a4d3ae55\"}"))
+                    continue
+                }
                 switch knobs.mode {
                 case .ack:
                     replies.append(.text("{\"event\":\"subscribe\",\"arg\":{\"channel\":\"tickers\",\"instId\":\"\(instrument)\"},\"connId\":\"a4d3ae55\"}"))
@@ -105,6 +114,9 @@ package enum StreamPersonas {
                   args.allSatisfy({ $0.range(of: #"^(orderbook\.1|tickers)\.[A-Z0-9]+$"#, options: .regularExpression) != nil })
             else {
                 return [.text("{\"success\":false,\"ret_msg\":\"error:args invalid or more than 10\",\"conn_id\":\"cl9hh1rfv5v9\",\"req_id\":\"\(requestID)\",\"op\":\"subscribe\"}")]
+            }
+            if let refused = args.first(where: { knobs.refused.contains(String($0.split(separator: ".").last ?? "")) }) {
+                return [.text("{\"success\":false,\"ret_msg\":\"Invalid symbol :[\(refused)]\",\"conn_id\":\"cl9hh1rfv5v9\",\"req_id\":\"\(requestID)\",\"op\":\"subscribe\"}")]
             }
             switch knobs.mode {
             case .ack, .partial:
@@ -168,11 +180,14 @@ package enum StreamPersonas {
             }
             return symbols.enumerated().compactMap { position, symbol -> WebSocketTestServer.Reply? in
                 let ack = "{\"method\":\"subscribe\",\"result\":{\"channel\":\"ticker\",\"event_trigger\":\"bbo\",\"snapshot\":true,\"symbol\":\"\(symbol)\"},\"success\":true,\"time_in\":\"2026-11-23T10:00:00.000000Z\",\"time_out\":\"2026-11-23T10:00:00.000001Z\",\"req_id\":\(requestID)}"
+                if knobs.refused.contains(symbol) {
+                    return .text("{\"error\":\"Currency pair not supported \(symbol)\",\"method\":\"subscribe\",\"req_id\":\(requestID),\"success\":false,\"symbol\":\"\(symbol)\",\"time_in\":\"2026-11-23T10:00:00.000000Z\",\"time_out\":\"2026-11-23T10:00:00.000001Z\"}")
+                }
                 switch knobs.mode {
                 case .ack: return .text(ack)
                 case .partial: return position == 0 ? .text(ack) : nil
                 case .reject:
-                    return .text("{\"error\":\"Currency pair not supported \(symbol)\",\"method\":\"subscribe\",\"req_id\":\(requestID),\"success\":false,\"symbol\":\"\(symbol)\",\"time_in\":\"2026-11-23T10:00:00.000000Z\",\"time_out\":\"2026-11-23T10:00:00.000001Z\"}")
+                    return .text("{\"error\":\"Exceeded msg rate\",\"method\":\"subscribe\",\"req_id\":\(requestID),\"success\":false,\"symbol\":\"\(symbol)\",\"time_in\":\"2026-11-23T10:00:00.000000Z\",\"time_out\":\"2026-11-23T10:00:00.000001Z\"}")
                 case .silent: return nil
                 }
             }
@@ -191,6 +206,9 @@ package enum StreamPersonas {
             func answer(_ listed: [String]) -> WebSocketTestServer.Reply {
                 let ids = listed.map { "\"\($0)\"" }.joined(separator: ",")
                 return .text("{\"type\":\"subscriptions\",\"channels\":[{\"name\":\"ticker\",\"product_ids\":[\(ids)]},{\"name\":\"heartbeat\",\"product_ids\":[\(ids)]}]}")
+            }
+            if let refused = products.first(where: knobs.refused.contains) {
+                return [.text("{\"type\":\"error\",\"message\":\"Failed to subscribe\",\"reason\":\"\(refused) is not a valid product\"}")]
             }
             switch knobs.mode {
             case .ack: return [answer(products.reversed())]
@@ -215,6 +233,10 @@ package enum StreamPersonas {
                       instrument.range(of: #"^[A-Z0-9]+$"#, options: .regularExpression) != nil
                 else { return [invalid] }
                 let echo = "{\"instType\":\"SPOT\",\"channel\":\"ticker\",\"instId\":\"\(instrument)\"}"
+                if knobs.refused.contains(instrument) {
+                    replies.append(.text("{\"event\":\"error\",\"arg\":\(echo),\"code\":30001,\"msg\":\"instType:SPOT,channel:ticker,instId:\(instrument) doesn't exist\",\"op\":\"subscribe\"}"))
+                    continue
+                }
                 switch knobs.mode {
                 case .ack: replies.append(.text("{\"event\":\"subscribe\",\"arg\":\(echo)}"))
                 case .partial where position == 0: replies.append(.text("{\"event\":\"subscribe\",\"arg\":\(echo)}"))

@@ -13,7 +13,7 @@ import Foundation
 /// - Before a connection reaches its `lifetime`, or when the server announces a shutdown, opens a
 ///   replacement and closes the old one only once the replacement is live (make-before-break).
 package struct StreamConnectionStateMachine: Sendable {
-    package let configuration: StreamConnectionConfiguration
+    package private(set) var configuration: StreamConnectionConfiguration
     private var primary: StreamLink?
     private var successor: StreamLink?
     private var lastID: UInt64 = 0
@@ -35,6 +35,13 @@ package struct StreamConnectionStateMachine: Sendable {
     package var successorLink: StreamLinkID? { successor?.id }
     /// Consecutive failed attempts (0 after a connection stayed live for `stableAfter`).
     package var consecutiveFailures: Int { failures }
+
+    /// Changes what the next connections subscribe to (markets the exchange refused are left out); the
+    /// connections already open keep theirs.
+    package mutating func updateSubscription(messages: Int, acks: Set<String>) {
+        configuration.subscribeMessages = messages
+        configuration.expectedAcks = acks
+    }
 
     /// Applies `event` at `now`; `random` (0..<1) spreads backoff and renewal times.
     package mutating func handle(_ event: StreamConnectionEvent, now: Date, random: Double) -> [StreamConnectionAction] {

@@ -37,6 +37,7 @@ import Testing
         #expect(push(#"{"success":true,"ret_msg":"pong","conn_id":"x","op":"ping"}"#) == .heartbeat)
         #expect(push(#"{"op":"pong","args":["1672916271846"],"conn_id":"x"}"#) == .heartbeat)
         #expect(push(#"{"success":true,"ret_msg":"subscribe","conn_id":"x","req_id":"sub-1","op":"subscribe"}"#) == .acked(keys: ["req:sub-1"], complete: false))
-        #expect(push(#"{"success":false,"ret_msg":"Invalid symbol :[tickers.XUSDT]","conn_id":"x","req_id":"sub-1","op":"subscribe"}"#) == .rejected(reason: "Invalid symbol :[tickers.XUSDT]"))
+        #expect(push(#"{"success":false,"ret_msg":"Invalid symbol :[tickers.XUSDT]","conn_id":"x","req_id":"sub-1","op":"subscribe"}"#) 
+            == .rejected(reason: "Invalid symbol :[tickers.XUSDT]", markets: ["Invalid", "symbol", "tickers", "XUSDT"]))
     }
 }

@@ -161,6 +161,28 @@ import Testing
         }
     }
 
+    @Test(arguments: StreamCase.all.filter { $0.refusable != nil })
+    func aMarketTheExchangeSaysDoesNotExistIsLeftToRESTAndTheRestStreams(_ c: StreamCase) async throws {
+        let refused = try #require(c.refusable)
+        try await withStream(c) { h in
+            h.knobs.refuse([refused])
+            try await h.waitDown()
+            #expect(h.downs[0].hasPrefix("exchange error: "))
+            #expect(h.downs[0].contains(refused))
+            try await h.advance(by: .seconds(1))
+            try await h.waitLive()
+            let second = try #require(h.server.connections.last)
+            #expect(h.server.connections.count == 2)
+            #expect(c.topics(second.texts) == Set(c.expectedTopics.filter { !$0.contains(refused) }))
+            #expect(!c.topics(second.texts).isEmpty)
+            // Stays live: no more refusals, no more reconnects.
+            try await h.advance(by: .seconds(5))
+            try await h.settle()
+            #expect(h.downs.count == 1)
+            #expect(h.server.connections.count == 2)
+        }
+    }
+
     @Test(arguments: StreamCase.all.filter(\.partialAck))
     func aPartialAckIsAnError(_ c: StreamCase) async throws {
         try await withStream(c, mode: .partial) { h in

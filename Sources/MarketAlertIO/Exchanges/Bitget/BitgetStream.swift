@@ -54,7 +54,16 @@ package struct BitgetStream: ExchangeStreamProtocol {
                 return .acked(keys: ["\(json.string(channel)):\(json.string(instrument))"], complete: false)
             }
             if json.isString(event, "error") {
-                return .rejected(reason: "\(code.map(json.string) ?? "?") \(msg.map(json.string) ?? "")")
+                let text = msg.map(json.string) ?? ""
+                // 30001: "instType:SPOT,channel:ticker,instId:XYZUSDT doesn't exist".
+                var missing: [String] = []
+                if code.map(json.string) == "30001" {
+                    missing = StreamRefusal.candidates(in: text)
+                    if let arg, arg.kind == .object, let instrument = json.member("instId", ofObjectAt: arg.start) {
+                        missing.append(json.string(instrument))
+                    }
+                }
+                return .rejected(reason: "\(code.map(json.string) ?? "?") \(text)", markets: missing)
             }
             return .ignored
         }

@@ -60,7 +60,10 @@ package struct BybitStream: ExchangeStreamProtocol {
             if json.isString(op, "pong") || (json.isString(op, "ping") && success.flatMap(json.bool) == true) { return .heartbeat }
             guard json.isString(op, "subscribe") else { return .ignored }
             guard success.flatMap(json.bool) == true else {
-                return .rejected(reason: message.map(json.string) ?? "subscription refused")
+                let text = message.map(json.string) ?? "subscription refused"
+                // "Invalid symbol :[tickers.XYZUSDT]": Bybit refuses the whole request for one unknown symbol.
+                let missing = text.contains("Invalid symbol") ? StreamRefusal.candidates(in: text) : []
+                return .rejected(reason: text, markets: missing)
             }
             return .acked(keys: ["req:\(requestID.map(json.string) ?? "")"], complete: false)
         }

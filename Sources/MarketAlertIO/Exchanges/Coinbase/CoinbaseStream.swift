@@ -54,7 +54,9 @@ package struct CoinbaseStream: ExchangeStreamProtocol {
         }
         if json.isString(type, "error") {
             let text = [message, reason].compactMap { $0.map(json.string) }.joined(separator: ": ")
-            return .rejected(reason: text.isEmpty ? "error" : text)
+            // "XYZ-USD is not a valid product": Coinbase refuses the whole subscribe for one unknown product.
+            let missing = text.contains("not a valid product") ? StreamRefusal.candidates(in: text) : []
+            return .rejected(reason: text.isEmpty ? "error" : text, markets: missing)
         }
         return .ignored
     }

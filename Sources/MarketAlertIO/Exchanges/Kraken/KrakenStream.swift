@@ -46,7 +46,10 @@ package struct KrakenStream: ExchangeStreamProtocol {
             guard json.isString(method, "subscribe") else { return method.kind == .string && json.isString(method, "pong") ? .heartbeat : .ignored }
             guard success.flatMap(json.bool) == true else {
                 let what = symbol.map { " (\(json.string($0)))" } ?? ""
-                return .rejected(reason: (error.map(json.string) ?? "subscription refused") + what)
+                let text = error.map(json.string) ?? "subscription refused"
+                // "Currency pair not supported XYZ/USD", with the pair in `symbol`.
+                let missing = text.contains("not supported") ? symbol.map { [json.string($0)] } ?? StreamRefusal.candidates(in: text) : []
+                return .rejected(reason: text + what, markets: missing)
             }
             guard let result, result.kind == .object, let subscribed = json.member("symbol", ofObjectAt: result.start),
                   let name = json.member("channel", ofObjectAt: result.start)

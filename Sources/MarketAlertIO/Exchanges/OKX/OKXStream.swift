@@ -47,7 +47,10 @@ package struct OKXStream: ExchangeStreamProtocol {
                 return .acked(keys: ["\(json.string(channel)):\(json.string(instrument))"], complete: false)
             }
             if json.isString(event, "error") {
-                return .rejected(reason: "\(code.map(json.string) ?? "?") \(msg.map(json.string) ?? "")")
+                let text = msg.map(json.string) ?? ""
+                // 60018: "Wrong URL or channel:tickers,instId:XYZ-USDT doesn't exist".
+                let missing = code.map { json.isString($0, "60018") } == true ? StreamRefusal.candidates(in: text) : []
+                return .rejected(reason: "\(code.map(json.string) ?? "?") \(text)", markets: missing)
             }
             if json.isString(event, "notice") { return code.map { json.isString($0, "64008") } == true ? .shutdownNotice : .ignored }
             return .ignored

@@ -30,5 +30,5 @@ extension StreamCase {
             (.text(#"{"action":"snapshot","arg":{"instType":"SPOT","channel":"ticker","instId":"BTCUSDT"}}"#), .unknownMessage),
         ],
         keepalive: .clientPings(.text("ping"), interval: .seconds(30), window: .seconds(45)),
-        partialAck: true)
+        partialAck: true, refusable: "BTCUSDT")
 }

@@ -24,5 +24,6 @@ extension StreamCase {
             (.text(#"{"topic":"tickers.ETHUSDT","ts":1,"type":"snapshot","data":{"symbol":"ETHUSDT","lastPrice":"Infinity"}}"#), .invalidPrice),
             (.text(#"{"topic":"tickers.ETHUSDT","ts":1,"type":"snapshot","data":[]}"#), .unknownMessage),
         ],
-        keepalive: .clientPings(.text(#"{"op":"ping"}"#), interval: .seconds(20), window: .seconds(30)))
+        keepalive: .clientPings(.text(#"{"op":"ping"}"#), interval: .seconds(20), window: .seconds(30)),
+        refusable: "ETHUSDT")
 }

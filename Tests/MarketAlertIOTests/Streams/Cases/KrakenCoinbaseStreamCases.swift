@@ -33,7 +33,7 @@ extension StreamCase {
             (.text(#"{"data":[]}"#), .unknownMessage),
         ],
         keepalive: .serverHeartbeats(.text(#"{"channel":"heartbeat"}"#), window: .seconds(10)),
-        partialAck: true)
+        partialAck: true, refusable: "SOL/USD")
 
     /// Recorded Coinbase `ticker` messages (cryptofeed, 2021-04-17).
     static let coinbase = StreamCase(
@@ -60,5 +60,5 @@ extension StreamCase {
             (.text(#"{"sequence":5}"#), .unknownMessage),
         ],
         keepalive: .serverHeartbeats(.text(#"{"type":"heartbeat","last_trade_id":20,"product_id":"BTC-USD","sequence":90,"time":"2021-04-17T16:43:30.244075Z"}"#), window: .seconds(10)),
-        partialAck: true)
+        partialAck: true, refusable: "BTC-USD")
 }

@@ -32,5 +32,5 @@ extension StreamCase {
             (.text("PONG"), .malformed),
         ],
         keepalive: .clientPings(.text("ping"), interval: .seconds(20), window: .seconds(30)),
-        partialAck: true)
+        partialAck: true, refusable: "ETH-USDT")
 }
