@@ -1,36 +1,7 @@
 import Foundation
 import Synchronization
 
-/// How a test WebSocket server answers subscriptions, exchange by exchange: it checks each request has the
-/// exchange's documented shape (a wrong request gets the exchange's in-band error, so a client bug shows up
-/// as a test failure), then acks, refuses, or acks only part, as the knobs say; text pings get the
-/// exchange's pong.
-package final class StreamPersonaKnobs: Sendable {
-    package enum Mode: Sendable, Equatable {
-        /// Ack every subscription.
-        case ack
-        /// Answer every subscription with the exchange's in-band error.
-        case reject
-        /// Ack only the first market of each request (a partial ack).
-        case partial
-        /// Never answer subscriptions.
-        case silent
-    }
-
-    private let state: Mutex<(mode: Mode, answerPings: Bool)>
-
-    package init(_ mode: Mode = .ack) { state = Mutex((mode, true)) }
-
-    package var mode: Mode { state.withLock { $0.mode } }
-
-    package func set(_ mode: Mode) { state.withLock { $0.mode = mode } }
-
-    /// Whether the exchange's text pings get their pong (true by default).
-    package var answerPings: Bool { state.withLock { $0.answerPings } }
-
-    package func setAnswerPings(_ answer: Bool) { state.withLock { $0.answerPings = answer } }
-}
-
+/// How a test WebSocket server answers subscriptions, exchange by exchange (see `StreamPersonaKnobs`).
 package enum StreamPersonas {
     /// Parses a client message as a JSON object (nil for anything else).
     package static func object(_ text: String) -> [String: Any]? {
@@ -57,6 +28,69 @@ package enum StreamPersonas {
             case .ack, .partial: return [.text("{\"result\":null,\"id\":\(id)}")]
             case .reject: return [.text("{\"error\":{\"code\":2,\"msg\":\"Invalid request: request limit exceeded\"},\"id\":\(id)}")]
             case .silent: return []
+            }
+        }
+    }
+
+    /// OKX: `{"op":"subscribe","args":[{"channel":"tickers","instId":"BTC-USDT"},…]}` → one
+    /// `{"event":"subscribe","arg":{…},"connId":…}` per instrument; text `ping` → `pong`.
+    package static func okx(_ knobs: StreamPersonaKnobs) -> WebSocketTestServer.Persona {
+        { text, _ in
+            if text == "ping" { return knobs.answerPings ? [.text("pong")] : [] }
+            let invalid = WebSocketTestServer.Reply.text(#"{"event":"error","code":"60012","msg":"Invalid request","connId":"a4d3ae55"}"#)
+            guard let request = object(text), request["op"] as? String == "subscribe", let args = request["args"] as? [[String: Any]],
+                  !args.isEmpty else { return [invalid] }
+            var replies: [WebSocketTestServer.Reply] = []
+            for (position, arg) in args.enumerated() {
+                guard arg["channel"] as? String == "tickers", let instrument = arg["instId"] as? String,
+                      instrument.range(of: #"^[A-Z0-9]+-[A-Z0-9]+$"#, options: .regularExpression) != nil
+                else { return [invalid] }
+                if knobs.refused.contains(instrument) {
+                    replies.append(.text("{\"event\":\"error\",\"code\":\"60018\",\"msg\":\"Wrong URL or channel:tickers,instId:\(instrument) doesn't exist\",\"connId\":\"a4d3ae55\"}"))
+                    continue
+                }
+                switch knobs.mode {
+                case .ack:
+                    replies.append(.text("{\"event\":\"subscribe\",\"arg\":{\"channel\":\"tickers\",\"instId\":\"\(instrument)\"},\"connId\":\"a4d3ae55\"}"))
+                case .partial where position == 0:
+                    replies.append(.text("{\"event\":\"subscribe\",\"arg\":{\"channel\":\"tickers\",\"instId\":\"\(instrument)\"},\"connId\":\"a4d3ae55\"}"))
+                case .reject:
+                    return [.text("{\"event\":\"error\",\"code\":\"60018\",\"msg\":\"Wrong URL or channel:tickers,instId:\(instrument) doesn't exist\",\"connId\":\"a4d3ae55\"}")]
+                case .partial, .silent:
+                    break
+                }
+            }
+            return replies
+        }
+    }
+
+    /// Bybit v5 spot: `{"req_id":…,"op":"subscribe","args":["orderbook.1.BTCUSDT","tickers.BTCUSDT",…]}` (at most
+    /// 10 args) → `{"success":true,"ret_msg":"subscribe","conn_id":…,"req_id":…,"op":"subscribe"}`;
+    /// `{"op":"ping"}` → `{"success":true,"ret_msg":"pong","conn_id":…,"op":"ping"}`.
+    package static func bybit(_ knobs: StreamPersonaKnobs) -> WebSocketTestServer.Persona {
+        { text, _ in
+            guard let request = object(text), let op = request["op"] as? String else {
+                return [.text(#"{"success":false,"ret_msg":"error:request not json","conn_id":"cl9hh1rfv5v9","op":""}"#)]
+            }
+            let requestID = request["req_id"] as? String ?? ""
+            if op == "ping" {
+                return knobs.answerPings ? [.text(#"{"success":true,"ret_msg":"pong","conn_id":"cl9hh1rfv5v9","op":"ping"}"#)] : []
+            }
+            guard op == "subscribe", let args = request["args"] as? [String], !args.isEmpty, args.count <= 10,
+                  args.allSatisfy({ $0.range(of: #"^(orderbook\.1|tickers)\.[A-Z0-9]+$"#, options: .regularExpression) != nil })
+            else {
+                return [.text("{\"success\":false,\"ret_msg\":\"error:args invalid or more than 10\",\"conn_id\":\"cl9hh1rfv5v9\",\"req_id\":\"\(requestID)\",\"op\":\"subscribe\"}")]
+            }
+            if let refused = args.first(where: { knobs.refused.contains(String($0.split(separator: ".").last ?? "")) }) {
+                return [.text("{\"success\":false,\"ret_msg\":\"Invalid symbol :[\(refused)]\",\"conn_id\":\"cl9hh1rfv5v9\",\"req_id\":\"\(requestID)\",\"op\":\"subscribe\"}")]
+            }
+            switch knobs.mode {
+            case .ack, .partial:
+                return [.text("{\"success\":true,\"ret_msg\":\"subscribe\",\"conn_id\":\"cl9hh1rfv5v9\",\"req_id\":\"\(requestID)\",\"op\":\"subscribe\"}")]
+            case .reject:
+                return [.text("{\"success\":false,\"ret_msg\":\"Invalid symbol :[\(args[0])]\",\"conn_id\":\"cl9hh1rfv5v9\",\"req_id\":\"\(requestID)\",\"op\":\"subscribe\"}")]
+            case .silent:
+                return []
             }
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 import Synchronization
 
@@ -57,9 +58,13 @@ package final class WebSocketTestServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let listener: any Channel
     package let port: Int
+    private let scheme: String
 
-    package init(persona: @escaping Persona = { _, _ in [] }) async throws {
+    /// `tls`: serve `wss://` with this server configuration (certificate and key).
+    package init(persona: @escaping Persona = { _, _ in [] }, tls: TLSConfiguration? = nil) async throws {
         let state = Mutex(State(persona: persona))
+        let sslContext = try tls.map { try NIOSSLContext(configuration: $0) }
+        self.scheme = tls == nil ? "ws" : "wss"
         let box = ServerBox()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let listener = try await ServerBootstrap(group: group)
@@ -76,6 +81,13 @@ package final class WebSocketTestServer: Sendable {
                             try channel.pipeline.syncOperations.addHandler(ServerFrameHandler(box: box))
                         }
                     })
+                if let sslContext {
+                    do {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    } catch {
+                        return channel.eventLoop.makeFailedFuture(error)
+                    }
+                }
                 return channel.pipeline.configureHTTPServerPipeline(withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -87,7 +99,7 @@ package final class WebSocketTestServer: Sendable {
     }
 
     package func url(_ path: String = "/ws") -> URL {
-        URL(string: "ws://127.0.0.1:\(port)\(path)")!  // a literal host and a bound port
+        URL(string: "\(scheme)://127.0.0.1:\(port)\(path)")!  // a literal host and a bound port
     }
 
     package func setPersona(_ persona: @escaping Persona) { state.withLock { $0.persona = persona } }

@@ -13,16 +13,16 @@ import Foundation
 /// - Before a connection reaches its `lifetime`, or when the server announces a shutdown, opens a
 ///   replacement and closes the old one only once the replacement is live (make-before-break).
 package struct StreamConnectionStateMachine: Sendable {
-    package let configuration: StreamConnectionConfiguration
-    private var primary: StreamLink?
-    private var successor: StreamLink?
-    private var lastID: UInt64 = 0
-    private var started = false
-    private var reconnectAt: Date?
-    private var failures = 0
-    private var successorFailures = 0
-    private var successorNotBefore: Date?
-    private var renewAt: Date?
+    package private(set) var configuration: StreamConnectionConfiguration
+    var primary: StreamLink?
+    var successor: StreamLink?
+    var lastID: UInt64 = 0
+    var started = false
+    var reconnectAt: Date?
+    var failures = 0
+    var successorFailures = 0
+    var successorNotBefore: Date?
+    var renewAt: Date?
     private(set) package var isLive = false
 
     package init(configuration: StreamConnectionConfiguration) {
@@ -35,6 +35,13 @@ package struct StreamConnectionStateMachine: Sendable {
     package var successorLink: StreamLinkID? { successor?.id }
     /// Consecutive failed attempts (0 after a connection stayed live for `stableAfter`).
     package var consecutiveFailures: Int { failures }
+
+    /// Changes what the next connections subscribe to (markets the exchange refused are left out); the
+    /// connections already open keep theirs.
+    package mutating func updateSubscription(messages: Int, acks: Set<String>) {
+        configuration.subscribeMessages = messages
+        configuration.expectedAcks = acks
+    }
 
     /// Applies `event` at `now`; `random` (0..<1) spreads backoff and renewal times.
     package mutating func handle(_ event: StreamConnectionEvent, now: Date, random: Double) -> [StreamConnectionAction] {
@@ -121,7 +128,7 @@ package struct StreamConnectionStateMachine: Sendable {
 
     // MARK: Transitions
 
-    private mutating func open(now: Date, into actions: inout [StreamConnectionAction]) -> StreamLink {
+    mutating func open(now: Date, into actions: inout [StreamConnectionAction]) -> StreamLink {
         lastID += 1
         let link = StreamLink(
             id: StreamLinkID(lastID), openedAt: now, pendingAcks: configuration.expectedAcks, pacer: configuration.outboundLimit)
@@ -129,7 +136,7 @@ package struct StreamConnectionStateMachine: Sendable {
         return link
     }
 
-    private mutating func update(_ id: StreamLinkID, _ body: (inout StreamLink) -> Void) {
+    mutating func update(_ id: StreamLinkID, _ body: (inout StreamLink) -> Void) {
         if primary?.id == id {
             body(&primary!)  // checked just above
         } else if successor?.id == id {
@@ -163,7 +170,7 @@ package struct StreamConnectionStateMachine: Sendable {
         }
     }
 
-    private mutating func fail(
+    mutating func fail(
         _ id: StreamLinkID, reason: String, close: Bool, now: Date, random: Double, into actions: inout [StreamConnectionAction]
     ) {
         if successor?.id == id {
@@ -195,83 +202,5 @@ package struct StreamConnectionStateMachine: Sendable {
         let delay = configuration.reconnect.delay(afterFailures: failures, random: random)
         reconnectAt = now.addingTimeInterval(delay.seconds)
         actions.append(.down(reason: "\(reason); reconnecting in \(StreamDurationText.describe(delay))"))
-    }
-
-    private mutating func runTimers(now: Date, random: Double, into actions: inout [StreamConnectionAction]) {
-        if primary == nil, let reconnectAt, reconnectAt <= now {
-            self.reconnectAt = nil
-            primary = open(now: now, into: &actions)
-        }
-        let keepalive = configuration.keepalive
-        for slot in 0..<2 {
-            guard let link = slot == 0 ? primary : successor else { continue }
-            if let reason = expiry(of: link, now: now) {
-                fail(link.id, reason: reason, close: true, now: now, random: random, into: &actions)
-                continue
-            }
-            if link.phase != .connecting, keepalive.ping != .none, let since = link.lastPing ?? link.connectedAt,
-               now.timeIntervalSince(since) >= keepalive.interval.seconds {
-                update(link.id) { link in
-                    link.lastPing = now
-                    link.queue.append(.ping)
-                }
-            }
-        }
-        if let link = primary, link.phase == .live, successor == nil, let renewAt, renewAt <= now,
-           (successorNotBefore ?? .distantPast) <= now {
-            successor = open(now: now, into: &actions)
-        }
-    }
-
-    /// Why `link` must be given up at `now`, if it must.
-    private func expiry(of link: StreamLink, now: Date) -> String? {
-        let silence = now.timeIntervalSince(link.lastInbound)
-        switch link.phase {
-        case .connecting:
-            if now.timeIntervalSince(link.openedAt) >= configuration.connectTimeout.seconds {
-                return "connect timed out after \(StreamDurationText.describe(configuration.connectTimeout))"
-            }
-        case .subscribing:
-            if let connectedAt = link.connectedAt, now.timeIntervalSince(connectedAt) >= configuration.ackTimeout.seconds {
-                let what = configuration.liveOnFirstData ? "no market data" : "\(link.pendingAcks.count) subscription(s) not acknowledged"
-                return "\(what) within \(StreamDurationText.describe(configuration.ackTimeout)) of connecting"
-            }
-            if silence >= configuration.keepalive.window.seconds { return transportSilent }
-        case .live:
-            if silence >= configuration.keepalive.window.seconds { return transportSilent }
-            if let lastData = link.lastData, now.timeIntervalSince(lastData) >= configuration.staleAfter.seconds {
-                return "stale: no market data for \(StreamDurationText.describe(configuration.staleAfter))"
-            }
-        }
-        return nil
-    }
-
-    private var transportSilent: String {
-        "transport silent: no frame, pong or heartbeat for \(StreamDurationText.describe(configuration.keepalive.window))"
-    }
-
-    private mutating func flush(now: Date, into actions: inout [StreamConnectionAction]) {
-        for slot in 0..<2 {
-            guard let id = slot == 0 ? primary?.id : successor?.id else { continue }
-            update(id) { link in
-                guard link.phase != .connecting else { return }
-                while !link.queue.isEmpty {
-                    if let pacer = link.pacer, !pacer.canSend(now: now) { break }
-                    let message = link.queue.removeFirst()
-                    link.pacer?.record(now: now)
-                    actions.append(.send(link.id, message))
-                }
-            }
-        }
-    }
-}
-
-/// Short durations for reasons: `30s`, `1.5s`, `2m`.
-package enum StreamDurationText {
-    package static func describe(_ duration: Duration) -> String {
-        let seconds = duration.seconds
-        if seconds >= 120, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
-        if seconds == seconds.rounded() { return "\(Int(seconds))s" }
-        return "\((seconds * 10).rounded() / 10)s"
     }
 }

@@ -59,8 +59,11 @@ package struct ExchangeRegistry: Sendable {
     /// The stream source for a configured exchange: only with `stream` on, a `stream_url` (given, or the
     /// default when `base_url` is not overridden) and a stream adapter.
     package func makeStreamSource(_ settings: ExchangeSettings, context: StreamContext) -> (any StreamSource)? {
-        guard settings.streamEnabled, let url = settings.streamURL, let make = descriptors[settings.id]?.makeStreamSource else { return nil }
-        return make(url, settings, context)
+        guard settings.streamEnabled, let url = settings.streamURL, let descriptor = descriptors[settings.id] else { return nil }
+        if let make = descriptor.makeStreamSource { return make(url, settings, context) }
+        return StreamCatalog.source(
+            for: settings.id, url: url, staleAfter: settings.staleAfter, clock: context.clock, counters: context.counters(settings.id),
+            logger: context.logger)
     }
 
     /// The REST source for a configured exchange (nil only for an id this registry does not know, which the
@@ -74,10 +77,13 @@ package struct ExchangeRegistry: Sendable {
 package struct StreamContext: Sendable {
     package var clock: any DaemonClock
     package var logger: Logger
+    /// The counters a stream of an exchange reports into (frames, drops, downs).
+    package var counters: @Sendable (ExchangeID) -> StreamCounters
 
-    package init(clock: any DaemonClock, logger: Logger) {
+    package init(clock: any DaemonClock, logger: Logger, counters: @escaping @Sendable (ExchangeID) -> StreamCounters = { _ in StreamCounters() }) {
         self.clock = clock
         self.logger = logger
+        self.counters = counters
     }
 }
 

@@ -54,8 +54,10 @@ package enum StreamFrame: Sendable, Equatable {
     case unwatched
     /// Subscription acknowledgements (`complete`: the exchange's whole answer, see `StreamConnectionEvent`).
     case acked(keys: [String], complete: Bool)
-    /// An in-band error (refused subscription, invalid request).
-    case rejected(reason: String)
+    /// An in-band error (refused subscription, invalid request). `markets`: what the exchange says does not
+    /// exist (words of its error text; the runner keeps only watched market ids, drops those markets from
+    /// the next subscription and leaves them to REST).
+    case rejected(reason: String, markets: [String] = [])
     /// A pong, heartbeat or status message: the transport is alive.
     case heartbeat
     /// The server will close this connection soon.
@@ -77,4 +79,15 @@ package enum StreamDropReason: String, Sendable, CaseIterable {
     case oversized
     /// Well-formed JSON of a kind the protocol does not know.
     case unknownMessage
+}
+
+/// Reading market ids out of an exchange's "does not exist" error text.
+enum StreamRefusal {
+    /// The words of `text` that could be market ids (letters, digits, `-`, `/`, `_`), e.g. `XYZ-USDT` out of
+    /// `channel:tickers,instId:XYZ-USDT doesn't exist` or `XYZUSDT` out of `Invalid symbol :[tickers.XYZUSDT]`.
+    static func candidates(in text: String) -> [String] {
+        text.split { character in
+            !(character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "/" || character == "_"))
+        }.map(String.init)
+    }
 }

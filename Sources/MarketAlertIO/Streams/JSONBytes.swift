@@ -141,6 +141,12 @@ struct JSONBytes {
         return memcmp(base + start, text.utf8Start, text.utf8CodeUnitCount) == 0
     }
 
+    /// Whether the string `value` starts with `prefix`.
+    func hasPrefix(_ value: Value, _ prefix: StaticString) -> Bool {
+        value.kind == .string && value.end - value.start >= prefix.utf8CodeUnitCount
+            && matches(value.start, value.start + prefix.utf8CodeUnitCount, prefix)
+    }
+
     /// Whether `value` is the string `text`.
     func isString(_ value: Value, _ text: StaticString) -> Bool {
         value.kind == .string && matches(value.start, value.end, text)

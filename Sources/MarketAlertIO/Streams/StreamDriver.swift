@@ -14,10 +14,14 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
 
     let source: WebSocketStreamSource<P>
     var table: StreamMarketTable
-    let subscription: StreamSubscription
+    private(set) var subscription: StreamSubscription
     var machine: StreamConnectionStateMachine
     private var links: [StreamLinkID: LinkHandle] = [:]
     private var armed: Date?
+    /// Markets the exchange said do not exist: left out of later subscriptions (REST keeps them).
+    private var refused: Set<String> = []
+    /// Every watched market was refused: nothing left to stream; the driver only waits to be cancelled.
+    private var parked = false
 
     init(source: WebSocketStreamSource<P>, table: StreamMarketTable, subscription: StreamSubscription, machine: StreamConnectionStateMachine) {
         self.source = source
@@ -33,6 +37,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             group.addTask { await mailbox.deliver(to: emit) }
             step(.start, group: &group, sink: sink, mailbox: mailbox)
             for await event in events {
+                if parked { continue }
                 switch event {
                 case .tick(let deadline):
                     if deadline == armed { armed = nil }
@@ -142,6 +147,35 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         }
     }
 
+    /// Leaves the watched markets among `markets` out of the next subscriptions.
+    private mutating func refuse(_ markets: [String], reason: String, mailbox: StreamMailbox) {
+        let watched = Set(table.markets)
+        let newlyRefused = Set(markets).intersection(watched).subtracting(refused)
+        guard !newlyRefused.isEmpty else { return }
+        refused.formUnion(newlyRefused)
+        let exchange = source.exchange.rawValue
+        source.logger?.warning("stream: the exchange refused markets; REST keeps them", metadata: [
+            "source": "\(exchange)", "markets": "\(newlyRefused.sorted().joined(separator: ","))", "reason": "\(reason)"])
+        let remaining = table.markets.filter { !refused.contains($0) }
+        guard !remaining.isEmpty else {
+            parked = true
+            for handle in links.values {
+                handle.commands.finish()
+                handle.holder.close()
+            }
+            links.removeAll()
+            let down = "exchange error: \(reason); every watched market was refused, the stream stops (REST keeps them)"
+            source.counters.update {
+                $0.downs += 1
+                $0.lastDownReason = down
+            }
+            mailbox.post(.down(reason: down))
+            return
+        }
+        subscription = source.protocolDescription.subscription(for: remaining)
+        machine.updateSubscription(messages: subscription.messages.count, acks: subscription.acks)
+    }
+
     private mutating func decode(_ buffer: ByteBuffer, compressed: Bool, from id: StreamLinkID, mailbox: StreamMailbox) -> StreamConnectionEvent? {
         let now = source.clock.now()
         let frame: StreamFrame
@@ -172,8 +206,9 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             return .data(id)
         case .acked(let keys, let complete):
             return .acked(id, keys: keys, complete: complete)
-        case .rejected(let reason):
-            return .rejected(id, reason: reason)
+        case .rejected(let reason, let markets):
+            refuse(markets, reason: reason, mailbox: mailbox)
+            return parked ? nil : .rejected(id, reason: reason)
         case .shutdownNotice:
             return .shutdownNotice(id)
         case .heartbeat, .ignored, .unwatched, .dropped:

@@ -60,6 +60,12 @@ package struct StreamMarketTable: Sendable {
         if !touched.contains(index) { touched.append(index) }
     }
 
+    /// Forgets one or both sides of entry `index`'s book (the exchange said the side is empty).
+    package mutating func clear(_ index: Int, bid: Bool, ask: Bool) {
+        if bid { entries[index].bid = nil }
+        if ask { entries[index].ask = nil }
+    }
+
     /// The merged quote of entry `index`, received at `receivedAt`, transport `.stream`.
     package func quote(_ index: Int, exchange: ExchangeID, receivedAt: Date) -> Quote {
         let entry = entries[index]

@@ -19,10 +19,18 @@ package struct WebSocketConnector: Sendable {
     let group: any EventLoopGroup
     /// Largest message accepted (after reassembling fragments); a larger one closes the connection (1009).
     let maxMessageBytes: Int
+    /// The TLS context for `wss://` (nil: the shared one with the system trust roots).
+    private let tls: Result<NIOSSLContext, any Error>?
 
-    package init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, maxMessageBytes: Int = 4 << 20) {
+    /// `tlsConfiguration`: a client TLS setup other than the default (system trust roots, full verification),
+    /// e.g. an extra trusted root.
+    package init(
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, maxMessageBytes: Int = 4 << 20,
+        tlsConfiguration: TLSConfiguration? = nil
+    ) {
         self.group = group
         self.maxMessageBytes = maxMessageBytes
+        tls = tlsConfiguration.map { configuration in Result { try NIOSSLContext(configuration: configuration) } }
     }
 
     package struct ConnectError: Error, CustomStringConvertible {
@@ -45,7 +53,10 @@ package struct WebSocketConnector: Sendable {
         let hostHeader = url.port.map { "\(host):\($0)" } ?? host
         var target = url.path.isEmpty ? "/" : url.path
         if let query = url.query { target += "?" + query }
-        let tls = secure ? try Self.clientTLS.get() : nil
+        let tls = secure ? try (self.tls ?? Self.clientTLS).get() : nil
+        // SNI carries host names only; an IP literal (a local test server) goes without.
+        let isIPLiteral = host.contains(":") || host.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") }
+        let serverName = isIPLiteral ? nil : host
         let maxBytes = maxMessageBytes
         let requestTarget = target
 
@@ -56,7 +67,7 @@ package struct WebSocketConnector: Sendable {
                 holder.attach(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     if let tls {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: host))
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
                     }
                     let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(maxFrameSize: maxBytes) { channel, _ in
                         channel.eventLoop.makeCompletedFuture {

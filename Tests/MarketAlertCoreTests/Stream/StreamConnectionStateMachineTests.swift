@@ -295,4 +295,18 @@ import Testing
         #expect(h.times { $0 == .connect(StreamLinkID(3)) } == [3600 - 900 - 112.5])
         #expect(h.downs.isEmpty)
     }
+
+    @Test func aNewSubscriptionPlanAppliesToTheNextConnection() {
+        var h = H(H.configuration(messages: 1, acks: ["ticker:A", "ticker:B"]))
+        h.send(.start)
+        let first = h.lastConnect
+        h.send(.connected(first))
+        h.machine.updateSubscription(messages: 1, acks: ["ticker:A"])
+        h.send(.rejected(first, reason: "B does not exist"))
+        h.run(for: .seconds(1))
+        let second = h.lastConnect
+        #expect(second != first)
+        h.send(.connected(second))
+        #expect(h.send(.acked(second, keys: ["ticker:A"], complete: false)) == [.live])
+    }
 }

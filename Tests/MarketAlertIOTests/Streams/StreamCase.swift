@@ -59,6 +59,11 @@ struct StreamCase: Sendable, CustomStringConvertible {
     /// Frames this exchange could plausibly send that must be dropped, with the reason each is counted under.
     var bad: [(Frame, StreamDropReason)]
     var keepalive: Keepalive
+    /// Whether the persona can acknowledge only part of a subscription (exchanges with one ack per request
+    /// and one request cannot be partly acked).
+    var partialAck = false
+    /// A watched market the exchange's error names when it does not exist (nil: the exchange never says).
+    var refusable: String? = nil
 
     var description: String { name }
 
@@ -76,7 +81,7 @@ struct StreamCase: Sendable, CustomStringConvertible {
         }
     }
 
-    static let all: [StreamCase] = [.binance]
+    static let all: [StreamCase] = [.binance, .okx, .bybit, .bitget, .upbit, .bithumb, .kraken, .coinbase]
 }
 
 extension WebSocketTestServer {

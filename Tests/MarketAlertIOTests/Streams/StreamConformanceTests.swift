@@ -79,7 +79,7 @@ import Testing
         try await withStream(c) { h in
             try await h.waitLive()
             h.server.push(c.fresh)
-            try await h.waitFor("a quote") { $0.latest(c.freshMarket) != nil }
+            try await h.waitFor("the fresh quote") { $0.latest(c.freshMarket).map(Expected.init) == c.freshExpected }
             // 29 s with the transport kept alive (pongs, heartbeats) but no market data.
             try await keepTransportAlive(c, h, for: .seconds(29))
             try await h.settle()
@@ -158,6 +158,44 @@ import Testing
             try await h.advance(by: .seconds(1))
             try await h.waitLive()
             #expect(h.server.connections.count == 2)
+        }
+    }
+
+    @Test(arguments: StreamCase.all.filter { $0.refusable != nil })
+    func aMarketTheExchangeSaysDoesNotExistIsLeftToRESTAndTheRestStreams(_ c: StreamCase) async throws {
+        let refused = try #require(c.refusable)
+        try await withStream(c) { h in
+            h.knobs.refuse([refused])
+            try await h.waitDown()
+            #expect(h.downs[0].hasPrefix("exchange error: "))
+            #expect(h.downs[0].contains(refused))
+            try await h.advance(by: .seconds(1))
+            try await h.waitLive()
+            let second = try #require(h.server.connections.last)
+            #expect(h.server.connections.count == 2)
+            #expect(c.topics(second.texts) == Set(c.expectedTopics.filter { !$0.contains(refused) }))
+            #expect(!c.topics(second.texts).isEmpty)
+            // Stays live: no more refusals, no more reconnects.
+            try await h.advance(by: .seconds(5))
+            try await h.settle()
+            #expect(h.downs.count == 1)
+            #expect(h.server.connections.count == 2)
+        }
+    }
+
+    @Test(arguments: StreamCase.all.filter(\.partialAck))
+    func aPartialAckIsAnError(_ c: StreamCase) async throws {
+        try await withStream(c, mode: .partial) { h in
+            try await h.server.waitUntil("the subscription") { !($0.connections.first?.texts.isEmpty ?? true) }
+            try await h.settle()
+            if h.downs.isEmpty {
+                // Acks that come one by one: the missing ones are missing for good after the ack timeout.
+                #expect(h.lives == 0)
+                try await h.advance(by: .seconds(10))
+            }
+            try await h.waitDown()
+            #expect(h.lives == 0)
+            #expect(h.downs[0].contains("not acknowledged"))
         }
     }
 

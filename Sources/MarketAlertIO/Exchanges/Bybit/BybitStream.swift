@@ -1,0 +1,139 @@
+import Foundation
+import MarketAlertCore
+
+/// Bybit v5 public spot stream (`wss://stream.bybit.com/v5/public/spot`): `orderbook.1.<SYMBOL>` for the
+/// best bid and ask (spot `tickers` carries no bid/ask) and `tickers.<SYMBOL>` for the last price.
+/// Spot accepts at most 10 topics per subscribe request, so the topics go out in requests of 10, each with
+/// its `req_id` and acknowledged `{"success":true,"op":"subscribe","req_id":…}`; `success:false` is an
+/// error (Bybit refuses the whole request). Keepalive: `{"op":"ping"}` every 20 s, answered
+/// `{"success":true,"ret_msg":"pong","op":"ping"}` (spot) or `{"op":"pong"}`.
+///
+/// Depth-1 order book pushes are snapshots (both sides) or deltas: an empty side list leaves that side as it
+/// was, a level of size 0 removes it; a delta whose only level on a side is removed empties that side.
+package struct BybitStream: ExchangeStreamProtocol {
+    package init() {}
+
+    package var exchange: ExchangeID { .bybit }
+    package var keepalive: StreamKeepalive { .clientPings(.message, every: .seconds(20), window: .seconds(30)) }
+    package var pingMessage: String { #"{"op":"ping"}"# }
+
+    static let topicsPerRequest = 10
+
+    package func marketID(_ pair: MarketPair) -> String { BybitTickerSource.symbol(pair) }
+
+    package func subscription(for markets: [String]) -> StreamSubscription {
+        let topics = markets.flatMap { ["orderbook.1.\($0)", "tickers.\($0)"] }
+        var messages: [String] = []
+        var acks: Set<String> = []
+        for (number, start) in stride(from: 0, to: topics.count, by: Self.topicsPerRequest).enumerated() {
+            let chunk = topics[start..<min(start + Self.topicsPerRequest, topics.count)]
+            let id = "sub-\(number + 1)"
+            messages.append("{\"req_id\":\"\(id)\",\"op\":\"subscribe\",\"args\":[\(chunk.map { "\"\($0)\"" }.joined(separator: ","))]}")
+            acks.insert("req:\(id)")
+        }
+        return StreamSubscription(messages: messages, acks: acks)
+    }
+
+    package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
+        let json = JSONBytes(frame)
+        guard let root = json.rootObject() else { return .dropped(.malformed) }
+        var topic: JSONBytes.Value?
+        var data: JSONBytes.Value?
+        var op: JSONBytes.Value?
+        var success: JSONBytes.Value?
+        var message: JSONBytes.Value?
+        var requestID: JSONBytes.Value?
+        var time: JSONBytes.Value?
+        var type: JSONBytes.Value?
+        json.members(ofObjectAt: root) { start, end, value in
+            if json.matches(start, end, "topic") { topic = value }
+            else if json.matches(start, end, "data") { data = value }
+            else if json.matches(start, end, "op") { op = value }
+            else if json.matches(start, end, "success") { success = value }
+            else if json.matches(start, end, "ret_msg") { message = value }
+            else if json.matches(start, end, "req_id") { requestID = value }
+            else if json.matches(start, end, "ts") { time = value }
+            else if json.matches(start, end, "type") { type = value }
+            return true
+        }
+        if let op {
+            if json.isString(op, "pong") || (json.isString(op, "ping") && success.flatMap(json.bool) == true) { return .heartbeat }
+            guard json.isString(op, "subscribe") else { return .ignored }
+            guard success.flatMap(json.bool) == true else {
+                let text = message.map(json.string) ?? "subscription refused"
+                // "Invalid symbol :[tickers.XYZUSDT]": Bybit refuses the whole request for one unknown symbol.
+                let missing = text.contains("Invalid symbol") ? StreamRefusal.candidates(in: text) : []
+                return .rejected(reason: text, markets: missing)
+            }
+            return .acked(keys: ["req:\(requestID.map(json.string) ?? "")"], complete: false)
+        }
+        guard let topic, topic.kind == .string, let data, data.kind == .object else { return .dropped(.unknownMessage) }
+        if json.hasPrefix(topic, "orderbook.1.") {
+            let snapshot = type.map { json.isString($0, "snapshot") } ?? false
+            return book(json, data: data, snapshot: snapshot, time: json.millis(time), into: &table)
+        }
+        if json.hasPrefix(topic, "tickers.") {
+            var symbol: JSONBytes.Value?
+            var fields = StreamQuoteFields()
+            json.members(ofObjectAt: data.start) { start, end, value in
+                if json.matches(start, end, "symbol") { symbol = value }
+                else if json.matches(start, end, "lastPrice") { fields.last = StreamQuoteFields.field(json, value) }
+                return true
+            }
+            fields.exchangeTime = json.millis(time)
+            guard let symbol, symbol.kind == .string else { return .dropped(.malformed) }
+            return table.apply(fields, market: json.slice(symbol))
+        }
+        return .ignored
+    }
+
+    private func book(
+        _ json: JSONBytes, data: JSONBytes.Value, snapshot: Bool, time: Date?, into table: inout StreamMarketTable
+    ) -> StreamFrame {
+        var symbol: JSONBytes.Value?
+        var fields = StreamQuoteFields()
+        var malformed = false
+        json.members(ofObjectAt: data.start) { start, end, value in
+            if json.matches(start, end, "s") { symbol = value }
+            else if json.matches(start, end, "b") { if !Self.side(json, value, into: &fields.bid) { malformed = true } }
+            else if json.matches(start, end, "a") { if !Self.side(json, value, into: &fields.ask) { malformed = true } }
+            return true
+        }
+        guard !malformed, let symbol, symbol.kind == .string else { return .dropped(.malformed) }
+        if snapshot {
+            // A snapshot is the whole book: a side it leaves empty is empty.
+            if case .absent = fields.bid { fields.bid = .cleared }
+            if case .absent = fields.ask { fields.ask = .cleared }
+        }
+        fields.exchangeTime = time
+        return table.apply(fields, market: json.slice(symbol))
+    }
+
+    /// The best level of one side: the first `[price, size]` with a size above zero; a list of removals
+    /// only empties the side; an empty list leaves it absent. False when the shape is wrong.
+    private static func side(_ json: JSONBytes, _ value: JSONBytes.Value, into field: inout StreamQuoteFields.Field) -> Bool {
+        guard value.kind == .array else { return false }
+        var shapeOK = true
+        field = .absent
+        json.elements(ofArrayAt: value.start) { level in
+            guard level.kind == .array else { shapeOK = false; return false }
+            var count = 0
+            var price: JSONBytes.Value?
+            var size: JSONBytes.Value?
+            json.elements(ofArrayAt: level.start) { part in
+                if count == 0 { price = part } else if count == 1 { size = part }
+                count += 1
+                return true
+            }
+            guard let price, let size, count == 2 else { shapeOK = false; return false }
+            if StreamQuoteFields.isZero(json, size) {
+                field = .cleared
+                return true  // a removal; a later level may be the new best
+            }
+            field = StreamQuoteFields.field(json, price)
+            if case .absent = field { field = .invalid }
+            return false
+        }
+        return shapeOK
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import MarketAlertCore
+
+/// Upbit quotation stream (`wss://api.upbit.com/websocket/v1`): one request
+/// `[{"ticket":…},{"type":"ticker","codes":[…]},{"type":"orderbook","codes":["KRW-BTC.1",…]},{"format":"SIMPLE"}]`
+/// for every watched market (`.1`: the best level only). Upbit sends binary frames of plain JSON, never
+/// acknowledges (the first market data proves the subscription) and reports request errors as
+/// `{"error":{"name":…,"message":…}}`. The `SIMPLE` format abbreviates keys (`ty`, `cd`, `tp`, `obu.ap`);
+/// both spellings are read. Keepalive: a WebSocket ping every 30 s (Upbit closes idle connections after
+/// 120 s). No `Origin` header is sent: Upbit limits requests carrying one to 1 per 10 s.
+package struct UpbitStream: ExchangeStreamProtocol {
+    let ticket: String
+
+    package init(ticket: String = "marketalertd-\(UUID().uuidString.lowercased())") { self.ticket = ticket }
+
+    package var exchange: ExchangeID { .upbit }
+    package var keepalive: StreamKeepalive { .clientPings(.protocolFrame, every: .seconds(30), window: .seconds(45)) }
+    /// Upbit refuses more than 5 connection requests per second.
+    package var reconnectFloor: Duration { .seconds(1) }
+
+    package func marketID(_ pair: MarketPair) -> String { UpbitTickerSource.marketCode(pair) }
+
+    package func subscription(for markets: [String]) -> StreamSubscription {
+        UpbitStyleFrames.subscription(ticket: ticket, markets: markets, format: "SIMPLE")
+    }
+
+    package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
+        UpbitStyleFrames.decode(frame, into: &table)
+    }
+}
+
+/// The request and frames Upbit and Bithumb (whose public WebSocket copies Upbit's) share.
+enum UpbitStyleFrames {
+    static func subscription(ticket: String, markets: [String], format: String) -> StreamSubscription {
+        let codes = markets.map { "\"\($0)\"" }.joined(separator: ",")
+        let books = markets.map { "\"\($0).1\"" }.joined(separator: ",")
+        let message = "[{\"ticket\":\"\(ticket)\"},{\"type\":\"ticker\",\"codes\":[\(codes)]},"
+            + "{\"type\":\"orderbook\",\"codes\":[\(books)]},{\"format\":\"\(format)\"}]"
+        return StreamSubscription(messages: [message], acks: [], liveOnFirstData: true)
+    }
+
+    static func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable) -> StreamFrame {
+        let json = JSONBytes(frame)
+        guard let root = json.rootObject() else { return .dropped(.malformed) }
+        var type: JSONBytes.Value?
+        var code: JSONBytes.Value?
+        var trade: JSONBytes.Value?
+        var units: JSONBytes.Value?
+        var time: JSONBytes.Value?
+        var error: JSONBytes.Value?
+        var status: JSONBytes.Value?
+        json.members(ofObjectAt: root) { start, end, value in
+            switch end - start {
+            case 2:
+                if json.matches(start, end, "ty") { type = value }
+                else if json.matches(start, end, "cd") { code = value }
+                else if json.matches(start, end, "tp") { trade = value }
+            case 3:
+                if json.matches(start, end, "obu") { units = value }
+                else if json.matches(start, end, "tms") { time = value }
+            default:
+                if json.matches(start, end, "type") { type = value }
+                else if json.matches(start, end, "code") { code = value }
+                else if json.matches(start, end, "trade_price") { trade = value }
+                else if json.matches(start, end, "orderbook_units") { units = value }
+                else if json.matches(start, end, "timestamp") { time = value }
+                else if json.matches(start, end, "error") { error = value }
+                else if json.matches(start, end, "status") { status = value }
+            }
+            return true
+        }
+        if let error {
+            guard error.kind == .object else { return .rejected(reason: json.string(error)) }
+            let name = json.member("name", ofObjectAt: error.start).map(json.string) ?? "error"
+            let message = json.member("message", ofObjectAt: error.start).map(json.string) ?? ""
+            return .rejected(reason: "\(name): \(message)")
+        }
+        if status != nil { return .heartbeat }
+        guard let type, type.kind == .string else { return .dropped(.unknownMessage) }
+        guard let code, code.kind == .string else { return .dropped(.malformed) }
+        var fields = StreamQuoteFields()
+        fields.exchangeTime = json.millis(time)
+        if json.isString(type, "ticker") {
+            guard let trade else { return .dropped(.malformed) }
+            fields.last = StreamQuoteFields.field(json, trade)
+            if case .absent = fields.last { fields.last = .invalid }
+        } else if json.isString(type, "orderbook") {
+            guard let units, units.kind == .array, bestLevel(json, units, into: &fields) else { return .dropped(.malformed) }
+        } else {
+            return .ignored
+        }
+        return table.apply(fields, market: market(json, code))
+    }
+
+    /// Bid and ask of the first orderbook unit (an empty list leaves both unknown: an empty book).
+    private static func bestLevel(_ json: JSONBytes, _ units: JSONBytes.Value, into fields: inout StreamQuoteFields) -> Bool {
+        var shapeOK = true
+        var sawUnit = false
+        json.elements(ofArrayAt: units.start) { unit in
+            guard unit.kind == .object else { shapeOK = false; return false }
+            sawUnit = true
+            json.members(ofObjectAt: unit.start) { start, end, value in
+                if json.matches(start, end, "ap") || json.matches(start, end, "ask_price") {
+                    fields.ask = StreamQuoteFields.field(json, value)
+                } else if json.matches(start, end, "bp") || json.matches(start, end, "bid_price") {
+                    fields.bid = StreamQuoteFields.field(json, value)
+                }
+                return true
+            }
+            return false
+        }
+        if !sawUnit {
+            fields.bid = .cleared
+            fields.ask = .cleared
+        }
+        return shapeOK
+    }
+
+    /// The market code without an orderbook unit suffix (`KRW-BTC.1` → `KRW-BTC`).
+    private static func market(_ json: JSONBytes, _ code: JSONBytes.Value) -> UnsafeRawBufferPointer {
+        var end = code.start
+        while end < code.end, json.bytes[end] != UInt8(ascii: ".") { end += 1 }
+        return UnsafeRawBufferPointer(rebasing: json.bytes[code.start..<end])
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import MarketAlertCore
+
+/// The prices one frame gives for one market, each absent, valid or invalid, checked together before any
+/// of them reaches the market table: one invalid price (zero, negative, NaN, infinite, garbage) or a crossed
+/// book drops the whole frame, so a half-valid frame never becomes a quote.
+struct StreamQuoteFields {
+    enum Field {
+        case absent
+        case valid(Price)
+        case invalid
+        /// The frame says this side of the book is now empty (an order book delta removing the only level).
+        case cleared
+
+        var price: Price? { if case .valid(let price) = self { return price } else { return nil } }
+        var isInvalid: Bool { if case .invalid = self { return true } else { return false } }
+        var isCleared: Bool { if case .cleared = self { return true } else { return false } }
+    }
+
+    var bid = Field.absent
+    var ask = Field.absent
+    var last = Field.absent
+    var exchangeTime: Date?
+
+    /// Whether `value` is a zero quantity (`0`, `"0"`, `"0.000"`).
+    static func isZero(_ json: JSONBytes, _ value: JSONBytes.Value) -> Bool {
+        guard value.kind == .string || value.kind == .number, value.end > value.start else { return false }
+        var sawZero = false
+        for index in value.start..<value.end {
+            switch json.bytes[index] {
+            case UInt8(ascii: "0"): sawZero = true
+            case UInt8(ascii: "."): continue
+            default: return false
+            }
+        }
+        return sawZero
+    }
+
+    /// Reads a price field: missing, `null` and `""` (an empty book side) are absent.
+    static func field(_ json: JSONBytes, _ value: JSONBytes.Value?) -> Field {
+        guard let value else { return .absent }
+        if value.kind == .literal, json.matches(value.start, value.end, "null") { return .absent }
+        if value.kind == .string, value.start == value.end { return .absent }
+        return json.price(value).map(Field.valid) ?? .invalid
+    }
+}
+
+extension StreamMarketTable {
+    /// Applies `fields` to the market whose id is `market`, or says why not.
+    mutating func apply(_ fields: StreamQuoteFields, market: UnsafeRawBufferPointer) -> StreamFrame {
+        if fields.bid.isInvalid || fields.ask.isInvalid || fields.last.isInvalid { return .dropped(.invalidPrice) }
+        let bid = fields.bid.price
+        let ask = fields.ask.price
+        let last = fields.last.price
+        let clears = fields.bid.isCleared || fields.ask.isCleared
+        guard bid != nil || ask != nil || last != nil || clears else { return .dropped(.invalidPrice) }
+        if let bid, let ask, bid.value > ask.value { return .dropped(.crossedBook) }
+        guard let index = index(of: market) else { return .unwatched }
+        // A one-sided update must not cross the side the table already holds.
+        if let bid, ask == nil, !fields.ask.isCleared, let held = entries[index].ask, bid.value > held.value { return .dropped(.crossedBook) }
+        if let ask, bid == nil, !fields.bid.isCleared, let held = entries[index].bid, held.value > ask.value { return .dropped(.crossedBook) }
+        if clears { clear(index, bid: fields.bid.isCleared, ask: fields.ask.isCleared) }
+        apply(index, bid: bid, ask: ask, last: last, exchangeTime: fields.exchangeTime)
+        return .data
+    }
+}
+
+extension JSONBytes {
+    /// The value of member `name` of the object at `index` (first level only).
+    func member(_ name: StaticString, ofObjectAt index: Int) -> Value? {
+        var found: Value?
+        members(ofObjectAt: index) { start, end, value in
+            if matches(start, end, name) { found = value }
+            return found == nil
+        }
+        return found
+    }
+
+    /// Milliseconds since 1970 (a number or a digit string) as a date.
+    func millis(_ value: Value?) -> Date? {
+        guard let value, let millis = integer(value), millis > 0 else { return nil }
+        return Date(timeIntervalSince1970: Double(millis) / 1000)
+    }
+
+    /// Walks the whole frame: the root object's index, or nil if the frame is not exactly one JSON object.
+    func rootObject() -> Int? {
+        guard let root, bytes[root] == UInt8(ascii: "{"), let (_, end) = value(at: root), skipSpace(end) == bytes.count else { return nil }
+        return root
+    }
+}
