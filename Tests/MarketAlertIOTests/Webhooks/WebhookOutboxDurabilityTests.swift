@@ -165,7 +165,7 @@ struct WebhookOutboxDurabilityTests {
         let took = ContinuousClock.now - before
 
         #expect(recording.events.map(\.id) == [first.id, second.id])
-        #expect(took < .seconds(2), "deliver took \(took) while the webhook hangs")
+        #expect(took < .seconds(10), "deliver took \(took) while the webhook hangs 20 s")  // room for a loaded 2-core machine
         #expect(try await outbox.pendingCount(webhook: "ops") == 2)
         #expect(harness.receiver.requests.count == 1)  // the second waits behind the first
         run.cancel()
