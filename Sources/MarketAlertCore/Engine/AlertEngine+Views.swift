@@ -7,7 +7,7 @@ extension AlertEngine {
         EngineStatus(
             at: now, statusLine: statusLine(now: now), settled: isSettled, awaiting: awaitedSources, sources: sourceStatuses(),
             fx: fxSelected.values.sorted { $0.pair < $1.pair }, premium: premiumStatuses(),
-            ipo: ipoSnapshot(now: now).filter { $0.state == .open || $0.state == .last_day || $0.state == .upcoming || $0.state == .unknown },
+            ipo: ipoSnapshot(now: now).filter { $0.isOpen || $0.state == .upcoming },
             alerts: firingAlerts(now: now))
     }
 

@@ -13,7 +13,7 @@ package struct EngineStatus: Sendable {
     /// The `USD/<currency>` rates in use, by pair.
     package var fx: [FXRate]
     package var premium: [PremiumStatus]
-    /// Open and upcoming IPO windows (and those with unknown dates), soonest first.
+    /// Open and upcoming IPO windows, soonest first.
     package var ipo: [IPOOfferingStatus]
     /// Every key firing now, by key.
     package var alerts: [FiringAlert]

@@ -141,6 +141,41 @@ import Testing
         await world.stop()
     }
 
+    @Test func premiumPctIsAbsentWhileThePremiumCannotBeComputed() async throws {
+        let world = try await World(start: start)
+        func series() async throws -> [String] {
+            try await world.api.get("/metrics").text.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
+        }
+        let before = try await series()
+        #expect(before.contains { $0.hasPrefix(#"marketalertd_premium_pct{rule="global",asset="BTC"} 0.01"#) }, "\(before)")
+        #expect(before.contains(#"marketalertd_alert_firing{rule="global",asset="BTC"} 0.0"#), "\(before)")
+        #expect(before.contains(#"marketalertd_source_up{source="bybit"} 1.0"#), "\(before)")
+        // bybit fails from now on; its last quote goes stale after max_quote_age (30 s): no premium any more.
+        world.bybit.fail(SourceError(source: "bybit", kind: .connection, message: "refused"))
+        await world.harness.advance(35)
+        let after = try await series()
+        #expect(!after.contains { $0.hasPrefix("marketalertd_premium_pct") }, "\(after)")
+        #expect(after.contains(#"marketalertd_alert_firing{rule="global",asset="BTC"} 0.0"#))
+        #expect(after.contains(#"marketalertd_source_up{source="bybit"} 0.0"#), "\(after)")
+        #expect(after.contains { $0.hasPrefix(#"marketalertd_quotes_received_total{exchange="binance",transport="rest"}"#) })
+        await world.stop()
+    }
+
+    @Test func streamStatesAndReconnectsAreCountedFromTheEnginesInputs() async throws {
+        let world = try await World(start: start)
+        // What a stream adapter sends: live, dropped, live again (one reconnect), then live once more (no change).
+        for live in [true, false, true, true] { world.harness.runtime.inbox.send(.stream(.binance, live: live, reason: live ? nil : "closed")) }
+        await world.harness.settle()
+        let lines = try await world.api.get("/metrics").text.split(separator: "\n").map(String.init)
+        #expect(lines.contains(#"marketalertd_stream_reconnects_total{exchange="binance"} 1"#), "\(lines)")
+        #expect(lines.contains(#"marketalertd_stream_connected{exchange="binance"} 1.0"#))
+        #expect(lines.contains(#"marketalertd_stream_connected{exchange="bybit"} 0.0"#))
+        let sources = try #require(try await world.api.get("/api/v1/status").json["sources"] as? [[String: Any]])
+        #expect(sources.first { $0["name"] as? String == "binance" }?["transport"] as? String == "stream")
+        #expect(sources.first { $0["name"] as? String == "bybit" }?["transport"] as? String == "rest")
+        await world.stop()
+    }
+
     @Test func aReloadMovesTheServerToTheNewAddress() async throws {
         let world = try await World(start: start)
         let first = try #require(world.api.backend.access.listen)

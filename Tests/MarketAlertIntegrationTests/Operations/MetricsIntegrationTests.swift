@@ -83,6 +83,34 @@ struct MetricsIntegrationTests {
         await api.shutdown()
     }
 
+    @Test func aReloadMovesTheServerAndAnOpenAddressWithoutATokenIsRefused() async throws {
+        let apis = try await MockMarketAPIs()
+        let harness = try DaemonHarness(apis: apis)
+        defer { harness.cleanUp() }
+        try harness.writeConfig(harness.ipoOnlyConfig() + "\nhttp:\n  listen: \"127.0.0.1:0\"\n")
+        let daemon = try harness.start()
+        defer { daemon.terminate() }
+        try await daemon.waitUntilRunning()
+        let first = try await DaemonAPI.connect(to: daemon)
+        #expect(try await first.get("/healthz").status == 200)
+
+        // Reachable from other machines without a token: rejected, the old address keeps serving.
+        try harness.writeConfig(harness.ipoOnlyConfig() + "\nhttp:\n  listen: \"0.0.0.0:0\"\n")
+        daemon.signal(SIGHUP)
+        try await daemon.waitForLine("the reload rejected", stderr: true) { $0.contains("http.token_env") && $0.contains("reachable from other machines") }
+        #expect(try await first.get("/healthz").status == 200)
+
+        try harness.writeConfig(harness.ipoOnlyConfig() + "\nhttp:\n  listen: \"127.0.0.3:0\"\n")
+        daemon.signal(SIGHUP)
+        try await daemon.waitForLine("the new address", stderr: true) { $0.contains("http: listening on 127.0.0.3:") }
+        let line = try #require(daemon.stderrLines.last { $0.contains("http: listening on 127.0.0.3:") })
+        let listen = try #require(line.range(of: "listening on ").map { line[$0.upperBound...].prefix { !$0.isWhitespace && $0 != "," && $0 != "\"" } })
+        let moved = DaemonAPI(base: "http://\(listen)", client: first.client)
+        #expect(try await moved.get("/healthz").status == 200)
+        #expect((try await moved.get("/api/v1/status").json["listen"] as? String) == String(listen))
+        await first.shutdown()
+    }
+
     @Test func aPortAlreadyTakenStopsTheStartWithAClearError() async throws {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)
