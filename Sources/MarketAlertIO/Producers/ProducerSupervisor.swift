@@ -81,34 +81,33 @@ package actor ProducerSupervisor {
         }
     }
 
-    private func makeRun(_ spec: ProducerSpec, settings: Settings) -> (@Sendable (EngineInbox) async -> Void)? {
+    /// A producer's two ways of running: until cancelled (the daemon) and exactly once (`once`).
+    private struct Producer: Sendable {
+        var run: @Sendable (EngineInbox) async -> Void
+        var once: @Sendable (EngineInbox) async -> Void
+    }
+
+    private func makeProducer(_ spec: ProducerSpec, settings: Settings) -> Producer? {
         switch spec {
         case .exchange(let exchange, let pairs):
             guard let source = factory.quoteSource(exchange) else { return nil }
             let poller = ExchangePoller(settings: exchange, source: source, pairs: pairs, clock: clock)
             let producer = ExchangeProducer(poller: poller, stream: factory.streamSource(exchange), pairs: pairs)
-            return { await producer.run(into: $0) }
+            return Producer(run: { await producer.run(into: $0) }, once: { await poller.pollOnce(into: $0) })
         case .fx:
             guard let poller = factory.fxPoller(settings) else { return nil }
-            return { await poller.run(into: $0) }
+            return Producer(run: { await poller.run(into: $0) }, once: { await poller.pollOnce(into: $0) })
         case .ipo(let source, _):
             guard let poller = factory.ipoPoller(source, settings.ipo) else { return nil }
-            return { await poller.run(into: $0) }
+            return Producer(run: { await poller.run(into: $0) }, once: { await poller.pollOnce(into: $0) })
         }
     }
 
+    private func makeRun(_ spec: ProducerSpec, settings: Settings) -> (@Sendable (EngineInbox) async -> Void)? {
+        makeProducer(spec, settings: settings)?.run
+    }
+
     private func makeOnce(_ spec: ProducerSpec, settings: Settings) -> (@Sendable (EngineInbox) async -> Void)? {
-        switch spec {
-        case .exchange(let exchange, let pairs):
-            guard let source = factory.quoteSource(exchange) else { return nil }
-            let poller = ExchangePoller(settings: exchange, source: source, pairs: pairs, clock: clock)
-            return { await poller.pollOnce(into: $0) }
-        case .fx:
-            guard let poller = factory.fxPoller(settings) else { return nil }
-            return { await poller.pollOnce(into: $0) }
-        case .ipo(let source, _):
-            guard let poller = factory.ipoPoller(source, settings.ipo) else { return nil }
-            return { await poller.pollOnce(into: $0) }
-        }
+        makeProducer(spec, settings: settings)?.once
     }
 }
