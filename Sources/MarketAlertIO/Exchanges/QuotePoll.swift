@@ -32,8 +32,11 @@ extension QuoteSource {
                 return .failure(error)
             }
         }
-        let quotes = try result.get()
+        // Counted whether or not the poll yielded a quote: a body whose only watched row is priced 0 fails
+        // as `.empty`, and that row is still one quote dropped.
         let counted = tally.snapshot
+        FetchMetrics.rejectedQuotes(exchange, reason: "invalid_price", count: counted.rows)
+        let quotes = try result.get()
         return QuotePoll(quotes: quotes, rejected: counted.rows, rejectedSample: counted.sample)
     }
 

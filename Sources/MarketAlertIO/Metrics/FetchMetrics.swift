@@ -3,7 +3,7 @@ import Foundation
 import MarketAlertCore
 
 /// What the producers report through swift-metrics (a no-op until the daemon bootstraps the metrics system
-/// with its registry): REST request durations per source, and responses whose quotes were all dropped.
+/// with its registry): REST request durations per source, and quotes dropped before they reach the book.
 package enum FetchMetrics {
     /// Times one REST request of `source` (wall time, whatever clock the producer sleeps on).
     package static func timed<T, E: Error>(
@@ -30,5 +30,25 @@ package enum FetchMetrics {
         case .timeout, .connection, .http, .rateLimited: return
         }
         CoreMetrics.Counter(label: MetricNames.quotesRejected, dimensions: [("exchange", exchange.rawValue), ("reason", reason)]).increment()
+    }
+
+    /// `count` quotes of `exchange` dropped for `reason`: REST rows with an unusable price, stream frames that
+    /// were malformed, oversized, priced impossibly or crossed. Rare by nature, so the counter is looked up
+    /// per call.
+    package static func rejectedQuotes(_ exchange: ExchangeID, reason: String, count: Int = 1) {
+        guard count > 0 else { return }
+        CoreMetrics.Counter(label: MetricNames.quotesRejected, dimensions: [("exchange", exchange.rawValue), ("reason", reason)])
+            .increment(by: Int64(count))
+    }
+
+    /// The `reason` label of a stream drop, or nil for a frame that carried no quote (an unknown message kind).
+    package static func reason(_ drop: StreamDropReason) -> String? {
+        switch drop {
+        case .malformed: "parse_error"
+        case .invalidPrice: "invalid_price"
+        case .crossedBook: "crossed_book"
+        case .oversized: "oversized"
+        case .unknownMessage: nil
+        }
     }
 }

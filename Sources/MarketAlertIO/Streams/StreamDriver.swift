@@ -197,6 +197,9 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             default: break
             }
         }
+        if case .dropped(let reason) = frame, let label = FetchMetrics.reason(reason) {
+            FetchMetrics.rejectedQuotes(source.exchange, reason: label)
+        }
         switch frame {
         case .data:
             guard machine.primaryLink == id || machine.successorLink == id else { return nil }

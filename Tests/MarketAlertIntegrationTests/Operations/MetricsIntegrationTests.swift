@@ -78,6 +78,12 @@ struct MetricsIntegrationTests {
         #expect((bybit["consecutive_failures"] as? Int ?? 0) >= 1)
         #expect(try await api.request(.POST, "/metrics").status == 405)
 
+        // A row priced 0 is one quote dropped, counted per quote by why.
+        apis.set("binance", "BTC", "0")
+        try await daemon.waitUntil("binance's zero price counted") {
+            (try await api.metrics().value("marketalertd_quotes_rejected_total", ["exchange": "binance", "reason": "invalid_price"]) ?? 0) >= 1
+        }
+
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
         await api.shutdown()

@@ -28,6 +28,8 @@ struct StreamIntegrationTests {
             sinks:
               stdout: { format: json }
               journal: { enabled: false }
+            http:
+              listen: "127.0.0.1:0"
             """
     }
 
@@ -69,6 +71,19 @@ struct StreamIntegrationTests {
         try await daemon.waitForEvent("the clear") { $0.key == "premium/global/BTC" && $0.status == "resolved" }
         #expect(apis.server.requests.filter { $0.path.contains("/api/v3/ticker") }.count == restPolls, "REST polled while the stream was live")
         #expect(try SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
+
+        // A truncated frame and a zero price: each is one quote dropped and counted by why; nothing fires.
+        let api = try await DaemonAPI.connect(to: daemon)
+        let eventsBefore = daemon.events.count
+        server.push(#"{"e":"24hrTicker","E":1,"s":"BTCUSDT","c":"1002"#)
+        server.push(Self.ticker("0"))
+        try await daemon.waitUntil("both drops in /metrics") {
+            let metrics = try await api.metrics()
+            return (metrics.value("marketalertd_quotes_rejected_total", ["exchange": "binance", "reason": "parse_error"]) ?? 0) >= 1
+                && (metrics.value("marketalertd_quotes_rejected_total", ["exchange": "binance", "reason": "invalid_price"]) ?? 0) >= 1
+        }
+        #expect(daemon.events.count == eventsBefore)
+        await api.shutdown()
 
         // The stream closes abruptly: the daemon reconnects and subscribes again; no source alert.
         server.closeAbruptly()
