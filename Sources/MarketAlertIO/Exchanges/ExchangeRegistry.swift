@@ -30,6 +30,15 @@ package struct ExchangeDescriptor: Sendable {
     }
 
     package var id: ExchangeID { catalog.id }
+
+    /// A WebSocket stream speaking `protocolDescription` (the exchange folder's `<Name>Stream`).
+    package static func websocket<P: ExchangeStreamProtocol>(_ protocolDescription: P) -> @Sendable (URL, ExchangeSettings, StreamContext) -> any StreamSource {
+        { url, settings, context in
+            WebSocketStreamSource(
+                protocol: protocolDescription, url: url, staleAfter: settings.staleAfter, clock: context.clock,
+                counters: context.counters(settings.id), logger: context.logger)
+        }
+    }
 }
 
 /// The exchanges this build supports.
@@ -59,11 +68,8 @@ package struct ExchangeRegistry: Sendable {
     /// The stream source for a configured exchange: only with `stream` on, a `stream_url` (given, or the
     /// default when `base_url` is not overridden) and a stream adapter.
     package func makeStreamSource(_ settings: ExchangeSettings, context: StreamContext) -> (any StreamSource)? {
-        guard settings.streamEnabled, let url = settings.streamURL, let descriptor = descriptors[settings.id] else { return nil }
-        if let make = descriptor.makeStreamSource { return make(url, settings, context) }
-        return StreamCatalog.source(
-            for: settings.id, url: url, staleAfter: settings.staleAfter, clock: context.clock, counters: context.counters(settings.id),
-            logger: context.logger)
+        guard settings.streamEnabled, let url = settings.streamURL, let make = descriptors[settings.id]?.makeStreamSource else { return nil }
+        return make(url, settings, context)
     }
 
     /// The REST source for a configured exchange (nil only for an id this registry does not know, which the

@@ -1,25 +1,44 @@
 import Foundation
+import Logging
 import MarketAlertCore
 import MarketAlertIO
 import MarketAlertTestSupport
 import Testing
 
-@Suite struct StreamCatalogTests {
+/// Each exchange's descriptor carries its stream: a secure default endpoint and its own protocol; the
+/// registry builds it only when the configuration allows (stream on, a stream URL).
+@Suite struct ExchangeStreamRegistryTests {
     static let exchanges: [ExchangeID] = [.binance, .bybit, .bitget, .okx, .upbit, .bithumb, .kraken, .coinbase]
+
+    static func settings(_ exchange: ExchangeID, stream url: URL?) throws -> ExchangeSettings {
+        let descriptor = try #require(ExchangeRegistry.standard[exchange])
+        var settings = ExchangeSettings(id: exchange, baseURL: descriptor.catalog.defaultBaseURL)
+        settings.streamURL = url
+        return settings
+    }
+
+    static let context = StreamContext(clock: ManualClock(now: Date(timeIntervalSince1970: 0)), logger: Logger(label: "test"))
 
     @Test(arguments: exchanges)
     func everyExchangeHasASecureDefaultEndpointAndItsOwnProtocol(_ exchange: ExchangeID) throws {
-        let entry = try #require(StreamCatalog.entries[exchange])
-        #expect(entry.defaultURL.scheme == "wss")
-        let source = try #require(StreamCatalog.source(for: exchange, clock: ManualClock(now: Date(timeIntervalSince1970: 0))))
+        let defaultURL = try #require(ExchangeRegistry.standard[exchange]?.catalog.defaultStreamURL)
+        #expect(defaultURL.scheme == "wss")
+        let source = try #require(ExchangeRegistry.standard.makeStreamSource(try Self.settings(exchange, stream: defaultURL), context: Self.context))
         #expect(source.exchange == exchange)
     }
 
-    @Test func aCatalogSourceRunsAgainstTheURLItIsGiven() async throws {
+    @Test func noStreamWithoutAStreamURLOrWithStreamOff() throws {
+        #expect(ExchangeRegistry.standard.makeStreamSource(try Self.settings(.okx, stream: nil), context: Self.context) == nil)
+        var off = try Self.settings(.okx, stream: URL(string: "ws://127.0.0.1:1/ws"))
+        off.streamEnabled = false
+        #expect(ExchangeRegistry.standard.makeStreamSource(off, context: Self.context) == nil)
+    }
+
+    @Test func aRegistrySourceRunsAgainstTheURLItIsGiven() async throws {
         let server = try await WebSocketTestServer(persona: StreamPersonas.binance(StreamPersonaKnobs()))
         let log = UpdateLog()
-        let source = try #require(StreamCatalog.source(
-            for: .binance, url: server.url("/ws"), clock: ManualClock(now: Date(timeIntervalSince1970: 1_750_000_000))))
+        let context = StreamContext(clock: ManualClock(now: Date(timeIntervalSince1970: 1_750_000_000)), logger: Logger(label: "test"))
+        let source = try #require(ExchangeRegistry.standard.makeStreamSource(try Self.settings(.binance, stream: server.url("/ws")), context: context))
         let task = Task { await source.run(pairs: [MarketPair(base: "BTC", quote: "USDT")]) { log.append($0) } }
         try await server.waitUntil("a subscription") { !($0.connections.first?.texts.isEmpty ?? true) }
         let clock = ContinuousClock()

@@ -7,5 +7,6 @@ package enum BinanceExchange {
         catalog: .constant(.binance, rest: "https://api.binance.com", stream: "wss://stream.binance.com:9443/ws", minimumPollInterval: .seconds(1)),
         marketID: BinanceTickerSource.symbol,
         makeQuoteSource: { BinanceTickerSource(settings: $0, fetcher: $1) },
-        decodeTickers: { body, watched, at throws(SourceError) in try BinanceTickerSource.decode(body, watched: watched, receivedAt: at) })
+        decodeTickers: { body, watched, at throws(SourceError) in try BinanceTickerSource.decode(body, watched: watched, receivedAt: at) },
+        makeStreamSource: ExchangeDescriptor.websocket(BinanceStream()))
 }

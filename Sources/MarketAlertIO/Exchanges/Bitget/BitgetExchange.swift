@@ -7,5 +7,6 @@ package enum BitgetExchange {
         catalog: .constant(.bitget, rest: "https://api.bitget.com", stream: "wss://ws.bitget.com/v2/ws/public", minimumPollInterval: .milliseconds(250)),
         marketID: BitgetTickerSource.symbol,
         makeQuoteSource: { BitgetTickerSource(settings: $0, fetcher: $1) },
-        decodeTickers: { body, watched, at throws(SourceError) in try BitgetTickerSource.decode(body, watched: watched, receivedAt: at) })
+        decodeTickers: { body, watched, at throws(SourceError) in try BitgetTickerSource.decode(body, watched: watched, receivedAt: at) },
+        makeStreamSource: ExchangeDescriptor.websocket(BitgetStream()))
 }

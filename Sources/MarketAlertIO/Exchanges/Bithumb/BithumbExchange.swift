@@ -15,5 +15,6 @@ package enum BithumbExchange {
                     body, quoteCurrency: quote, watched: watched.filter { $0.quote == quote }, receivedAt: at)
             }
             return result
-        })
+        },
+        makeStreamSource: ExchangeDescriptor.websocket(BithumbStream()))
 }

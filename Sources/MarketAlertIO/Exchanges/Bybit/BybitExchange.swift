@@ -7,5 +7,6 @@ package enum BybitExchange {
         catalog: .constant(.bybit, rest: "https://api.bybit.com", stream: "wss://stream.bybit.com/v5/public/spot", minimumPollInterval: .milliseconds(250)),
         marketID: BybitTickerSource.symbol,
         makeQuoteSource: { BybitTickerSource(settings: $0, fetcher: $1) },
-        decodeTickers: { body, watched, at throws(SourceError) in try BybitTickerSource.decode(body, watched: watched, receivedAt: at) })
+        decodeTickers: { body, watched, at throws(SourceError) in try BybitTickerSource.decode(body, watched: watched, receivedAt: at) },
+        makeStreamSource: ExchangeDescriptor.websocket(BybitStream()))
 }

@@ -9,5 +9,6 @@ package enum CoinbaseExchange {
         makeQuoteSource: { CoinbaseTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in
             try watched.map { pair throws(SourceError) in try CoinbaseTickerSource.decode(body, product: pair, receivedAt: at) }
-        })
+        },
+        makeStreamSource: ExchangeDescriptor.websocket(CoinbaseStream()))
 }

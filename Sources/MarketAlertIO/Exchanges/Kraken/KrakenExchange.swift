@@ -7,5 +7,6 @@ package enum KrakenExchange {
         catalog: .constant(.kraken, rest: "https://api.kraken.com", stream: "wss://ws.kraken.com/v2", minimumPollInterval: .seconds(1)),
         marketID: KrakenPairNames.requestName,
         makeQuoteSource: { KrakenTickerSource(settings: $0, fetcher: $1) },
-        decodeTickers: { body, watched, at throws(SourceError) in try KrakenTickerSource.decode(body, watched: watched, receivedAt: at) })
+        decodeTickers: { body, watched, at throws(SourceError) in try KrakenTickerSource.decode(body, watched: watched, receivedAt: at) },
+        makeStreamSource: ExchangeDescriptor.websocket(KrakenStream()))
 }

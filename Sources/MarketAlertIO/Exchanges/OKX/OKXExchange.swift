@@ -7,5 +7,6 @@ package enum OKXExchange {
         catalog: .constant(.okx, rest: "https://www.okx.com", stream: "wss://ws.okx.com:8443/ws/v5/public", minimumPollInterval: .milliseconds(250)),
         marketID: OKXTickerSource.instrumentID,
         makeQuoteSource: { OKXTickerSource(settings: $0, fetcher: $1) },
-        decodeTickers: { body, watched, at throws(SourceError) in try OKXTickerSource.decode(body, watched: watched, receivedAt: at) })
+        decodeTickers: { body, watched, at throws(SourceError) in try OKXTickerSource.decode(body, watched: watched, receivedAt: at) },
+        makeStreamSource: ExchangeDescriptor.websocket(OKXStream()))
 }

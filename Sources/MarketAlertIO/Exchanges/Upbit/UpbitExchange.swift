@@ -7,5 +7,6 @@ package enum UpbitExchange {
         catalog: .constant(.upbit, rest: "https://api.upbit.com", stream: "wss://api.upbit.com/websocket/v1", minimumPollInterval: .milliseconds(250)),
         marketID: UpbitTickerSource.marketCode,
         makeQuoteSource: { UpbitTickerSource(settings: $0, fetcher: $1) },
-        decodeTickers: { body, watched, at throws(SourceError) in try UpbitTickerSource.decode(body, watched: watched, receivedAt: at) })
+        decodeTickers: { body, watched, at throws(SourceError) in try UpbitTickerSource.decode(body, watched: watched, receivedAt: at) },
+        makeStreamSource: ExchangeDescriptor.websocket(UpbitStream()))
 }
