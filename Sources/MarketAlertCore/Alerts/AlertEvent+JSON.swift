@@ -35,12 +35,21 @@ extension AlertEvent {
 
 /// RFC 3339 formatting in UTC, shared by events, logs and the state store.
 package enum Timestamp {
+    /// `2026-11-23T09:00:00Z`, or with milliseconds when there are any (`…:00.125Z`). The instant is rounded
+    /// to the nearest millisecond once, as an integer, so the same `Date` always prints the same text
+    /// whichever path prints it (x.9996 s is the next whole second, never the truncated one).
     package static func rfc3339(_ date: Date) -> String {
-        var style = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
-        let millis = (date.timeIntervalSince1970 * 1000).rounded()
-        if millis.truncatingRemainder(dividingBy: 1000) == 0 { style = Date.ISO8601FormatStyle(timeZone: .gmt) }
-        return date.formatted(style)
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let (seconds, fraction) = millis.quotientAndRemainder(dividingBy: 1000)
+        let whole = seconds - (fraction < 0 ? 1 : 0)
+        let ms = fraction < 0 ? fraction + 1000 : fraction
+        let text = Date(timeIntervalSince1970: TimeInterval(whole)).formatted(wholeSeconds)
+        guard ms != 0 else { return text }
+        let digits = String(ms)
+        return text.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
+
+    private static let wholeSeconds = Date.ISO8601FormatStyle(timeZone: .gmt)
 
     package static func parseRFC3339(_ text: String) -> Date? {
         if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt).parse(text) { return date }
