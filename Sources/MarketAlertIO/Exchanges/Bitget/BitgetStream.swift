@@ -29,67 +29,21 @@ package struct BitgetStream: ExchangeStreamProtocol {
         return StreamSubscription(messages: messages, acks: Set(markets.map { "ticker:\($0)" }))
     }
 
+    static let frames = OKXStyleFrames(channel: "ticker", lastField: "lastPr", bidField: "bidPr", askField: "askPr")
+
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
-        let json = JSONBytes(frame)
-        if json.matches(0, frame.count, "pong") { return .heartbeat }
-        guard let root = json.rootObject() else { return .dropped(.malformed) }
-        var event: JSONBytes.Value?
-        var arg: JSONBytes.Value?
-        var data: JSONBytes.Value?
-        var code: JSONBytes.Value?
-        var msg: JSONBytes.Value?
-        json.members(ofObjectAt: root) { start, end, value in
-            if json.matches(start, end, "data") { data = value }
-            else if json.matches(start, end, "arg") { arg = value }
-            else if json.matches(start, end, "event") { event = value }
-            else if json.matches(start, end, "code") { code = value }
-            else if json.matches(start, end, "msg") { msg = value }
-            return true
-        }
-        if let event {
-            if json.isString(event, "subscribe") {
-                guard let arg, arg.kind == .object, let channel = json.member("channel", ofObjectAt: arg.start),
-                      let instrument = json.member("instId", ofObjectAt: arg.start)
-                else { return .dropped(.malformed) }
-                return .acked(keys: ["\(json.string(channel)):\(json.string(instrument))"], complete: false)
-            }
-            if json.isString(event, "error") {
-                let text = msg.map(json.string) ?? ""
-                // 30001: "instType:SPOT,channel:ticker,instId:XYZUSDT doesn't exist".
-                var missing: [String] = []
-                if code.map(json.string) == "30001" {
-                    missing = StreamRefusal.candidates(in: text)
-                    if let arg, arg.kind == .object, let instrument = json.member("instId", ofObjectAt: arg.start) {
-                        missing.append(json.string(instrument))
-                    }
+        Self.frames.decode(frame, into: &table) { json, control in
+            guard json.isString(control.event, "error") else { return nil }
+            let text = control.msg.map(json.string) ?? ""
+            // 30001: "instType:SPOT,channel:ticker,instId:XYZUSDT doesn't exist".
+            var missing: [String] = []
+            if control.code.map(json.string) == "30001" {
+                missing = StreamRefusal.candidates(in: text)
+                if let arg = control.arg, arg.kind == .object, let instrument = json.member("instId", ofObjectAt: arg.start) {
+                    missing.append(json.string(instrument))
                 }
-                return .rejected(reason: "\(code.map(json.string) ?? "?") \(text)", markets: missing)
             }
-            return .ignored
+            return .rejected(reason: "\(control.code.map(json.string) ?? "?") \(text)", markets: missing)
         }
-        guard let data, data.kind == .array else { return .dropped(.unknownMessage) }
-        if let arg, arg.kind == .object, let channel = json.member("channel", ofObjectAt: arg.start), !json.isString(channel, "ticker") {
-            return .ignored
-        }
-        var outcome = StreamFrame.dropped(.malformed)
-        var applied = false
-        json.elements(ofArrayAt: data.start) { row in
-            guard row.kind == .object else { return false }
-            var fields = StreamQuoteFields()
-            var instrument: JSONBytes.Value?
-            json.members(ofObjectAt: row.start) { start, end, value in
-                if json.matches(start, end, "instId") { instrument = value }
-                else if json.matches(start, end, "lastPr") { fields.last = StreamQuoteFields.field(json, value) }
-                else if json.matches(start, end, "bidPr") { fields.bid = StreamQuoteFields.field(json, value) }
-                else if json.matches(start, end, "askPr") { fields.ask = StreamQuoteFields.field(json, value) }
-                else if json.matches(start, end, "ts") { fields.exchangeTime = json.millis(value) }
-                return true
-            }
-            guard let instrument, instrument.kind == .string else { return false }
-            let applying = table.apply(fields, market: json.slice(instrument))
-            if applying == .data { applied = true } else if !applied { outcome = applying }
-            return true
-        }
-        return applied ? .data : outcome
     }
 }

@@ -22,62 +22,18 @@ package struct OKXStream: ExchangeStreamProtocol {
             messages: ["{\"op\":\"subscribe\",\"args\":[\(args)]}"], acks: Set(markets.map { "tickers:\($0)" }))
     }
 
+    static let frames = OKXStyleFrames(channel: "tickers", lastField: "last", bidField: "bidPx", askField: "askPx")
+
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
-        let json = JSONBytes(frame)
-        if json.matches(0, frame.count, "pong") { return .heartbeat }
-        guard let root = json.rootObject() else { return .dropped(.malformed) }
-        var event: JSONBytes.Value?
-        var arg: JSONBytes.Value?
-        var data: JSONBytes.Value?
-        var code: JSONBytes.Value?
-        var msg: JSONBytes.Value?
-        json.members(ofObjectAt: root) { start, end, value in
-            if json.matches(start, end, "data") { data = value }
-            else if json.matches(start, end, "arg") { arg = value }
-            else if json.matches(start, end, "event") { event = value }
-            else if json.matches(start, end, "code") { code = value }
-            else if json.matches(start, end, "msg") { msg = value }
-            return true
-        }
-        if let event {
-            if json.isString(event, "subscribe") {
-                guard let arg, arg.kind == .object, let channel = json.member("channel", ofObjectAt: arg.start),
-                      let instrument = json.member("instId", ofObjectAt: arg.start)
-                else { return .dropped(.malformed) }
-                return .acked(keys: ["\(json.string(channel)):\(json.string(instrument))"], complete: false)
-            }
-            if json.isString(event, "error") {
-                let text = msg.map(json.string) ?? ""
+        Self.frames.decode(frame, into: &table) { json, control in
+            if json.isString(control.event, "error") {
+                let text = control.msg.map(json.string) ?? ""
                 // 60018: "Wrong URL or channel:tickers,instId:XYZ-USDT doesn't exist".
-                let missing = code.map { json.isString($0, "60018") } == true ? StreamRefusal.candidates(in: text) : []
-                return .rejected(reason: "\(code.map(json.string) ?? "?") \(text)", markets: missing)
+                let missing = control.code.map { json.isString($0, "60018") } == true ? StreamRefusal.candidates(in: text) : []
+                return .rejected(reason: "\(control.code.map(json.string) ?? "?") \(text)", markets: missing)
             }
-            if json.isString(event, "notice") { return code.map { json.isString($0, "64008") } == true ? .shutdownNotice : .ignored }
-            return .ignored
+            if json.isString(control.event, "notice") { return control.code.map { json.isString($0, "64008") } == true ? .shutdownNotice : .ignored }
+            return nil
         }
-        guard let data, data.kind == .array else { return .dropped(.unknownMessage) }
-        if let arg, arg.kind == .object, let channel = json.member("channel", ofObjectAt: arg.start), !json.isString(channel, "tickers") {
-            return .ignored
-        }
-        var result = StreamFrame.dropped(.malformed)
-        var applied = false
-        json.elements(ofArrayAt: data.start) { row in
-            guard row.kind == .object else { return false }
-            var fields = StreamQuoteFields()
-            var instrument: JSONBytes.Value?
-            json.members(ofObjectAt: row.start) { start, end, value in
-                if json.matches(start, end, "instId") { instrument = value }
-                else if json.matches(start, end, "last") { fields.last = StreamQuoteFields.field(json, value) }
-                else if json.matches(start, end, "bidPx") { fields.bid = StreamQuoteFields.field(json, value) }
-                else if json.matches(start, end, "askPx") { fields.ask = StreamQuoteFields.field(json, value) }
-                else if json.matches(start, end, "ts") { fields.exchangeTime = json.millis(value) }
-                return true
-            }
-            guard let instrument, instrument.kind == .string else { return false }
-            let outcome = table.apply(fields, market: json.slice(instrument))
-            if outcome == .data { applied = true } else if !applied { result = outcome }
-            return true
-        }
-        return applied ? .data : result
     }
 }
