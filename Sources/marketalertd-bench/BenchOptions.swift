@@ -12,6 +12,8 @@ struct BenchOptions {
     var evalIterations = 2000
     var rss = false
     var idle = false
+    var streams = false
+    var rate = 50
     var seconds = 60
     var binary = ".build/release/marketalertd"
     var fixtures: String?
@@ -20,11 +22,14 @@ struct BenchOptions {
         usage: marketalertd-bench [--iterations N] [--eval-iterations N] [--fixtures DIR]
                marketalertd-bench --rss [--seconds N] [--binary PATH] [--fixtures DIR]
                marketalertd-bench --idle [--seconds N] [--binary PATH] [--fixtures DIR]
+               marketalertd-bench --streams [--seconds N] [--rate N] [--binary PATH] [--fixtures DIR]
 
           --iterations N       timed decode runs per payload after warm-up (default 200)
           --eval-iterations N  timed full evaluations after warm-up (default 2000)
           --rss                run the release daemon against local mock exchanges and sample its memory
           --idle               the same with hourly polls: the daemon's CPU when nothing happens
+          --streams            the same with every exchange streaming from a local WebSocket server
+          --rate N             frames per second per exchange under --streams (default 50)
           --seconds N          how long the daemon runs under --rss (default 60)
           --binary PATH        the daemon to run under --rss (default .build/release/marketalertd)
           --fixtures DIR       recorded payloads (default ./Tests/Fixtures, else the package's)
@@ -52,6 +57,8 @@ struct BenchOptions {
             case "--eval-iterations": options.evalIterations = try positive(flag)
             case "--rss": options.rss = true
             case "--idle": options.rss = true; options.idle = true
+            case "--streams": options.rss = true; options.streams = true
+            case "--rate": options.rate = try positive(flag)
             case "--seconds": options.seconds = try positive(flag)
             case "--binary": options.binary = try value(flag)
             case "--fixtures": options.fixtures = try value(flag)

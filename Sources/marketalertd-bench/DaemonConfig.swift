@@ -7,8 +7,16 @@ import MarketAlertIO
 enum DaemonConfig {
     /// - Parameter pollInterval: `1s` for the load run, `1h` for the idle run (after the first fetches nothing
     ///   happens but what the daemon does by itself).
-    static func yaml(baseURL: String, stateDirectory: String, assets: [String], pollInterval: String = "1s") -> String {
-        let exchanges = ExchangeRegistry.standard.ids.map { "  \($0.rawValue): { poll_interval: \(pollInterval), timeout: 5s, base_url: \"\(baseURL)\" }" }
+    /// - Parameter streams: `stream_url` per exchange (the streaming run); without one an exchange is REST only.
+    static func yaml(
+        baseURL: String, stateDirectory: String, assets: [String], pollInterval: String = "1s", streams: [ExchangeID: String] = [:],
+        httpPort: Int? = nil
+    ) -> String {
+        let http = httpPort.map { "http:\n  listen: \"127.0.0.1:\($0)\"\n" } ?? ""
+        let exchanges = ExchangeRegistry.standard.ids.map { id in
+            let stream = streams[id].map { ", stream_url: \"\($0)\", stale_after: 30s" } ?? ""
+            return "  \(id.rawValue): { poll_interval: \(pollInterval), timeout: 5s, base_url: \"\(baseURL)\"\(stream) }"
+        }
         let assetList = "[" + assets.joined(separator: ", ") + "]"
         let global = EvaluationBenchmark.usdtExchanges.map(\.rawValue).joined(separator: ", ")
         return """
@@ -53,7 +61,7 @@ enum DaemonConfig {
               stdout: { format: json }
               journal: { enabled: false }
             source_alerts: { after_failures: 3, after_silence: 5m }
-
+            \(http)
             """
     }
 }

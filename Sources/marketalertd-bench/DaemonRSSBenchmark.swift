@@ -16,6 +16,9 @@ struct DaemonRSSBenchmark {
         var stderrTail: [String]
         /// CPU seconds the daemon used over the second half of the run, and that half's length.
         var steadyCPU: (seconds: Double, over: Double)
+        /// The streaming run (from `/api/v1/status` at the end): premium sides showing a stream quote per
+        /// exchange, and each source's transport; nil without.
+        var streamSides: (sides: [String: Int], transports: [String: String])? = nil
 
         /// Share of one core over the second half of the run, in percent.
         var cpuPercent: Double { steadyCPU.over > 0 ? steadyCPU.seconds / steadyCPU.over * 100 : 0 }
@@ -38,16 +41,21 @@ struct DaemonRSSBenchmark {
     let apis: MockExchangeAPIs
     /// `1s` (load) or `1h` (idle: one fetch each at start, then nothing from outside).
     var pollInterval = "1s"
+    /// The streaming run: every exchange on its local WebSocket server, fed `streamRate` frames a second.
+    var streams: StreamFeeds?
+    var streamRate = 50
 
     func run() async throws -> Result {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw Failure(description: "no daemon binary at \(binary) (build it: swift build -c release --product marketalertd)")
         }
+        let httpPort = streams == nil ? nil : MetricsProbe.freePort()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("marketalertd-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let configPath = directory.appendingPathComponent("marketalertd.yaml").path
-        try DaemonConfig.yaml(baseURL: apis.baseURL, stateDirectory: directory.appendingPathComponent("state").path, assets: apis.assets, pollInterval: pollInterval)
+        try DaemonConfig.yaml(baseURL: apis.baseURL, stateDirectory: directory.appendingPathComponent("state").path, assets: apis.assets, pollInterval: pollInterval,
+            streams: streams?.urls ?? [:], httpPort: httpPort)
             .write(toFile: configPath, atomically: true, encoding: .utf8)
         let stdoutPath = directory.appendingPathComponent("stdout.jsonl").path
         let stderrPath = directory.appendingPathComponent("stderr.log").path
@@ -80,6 +88,20 @@ struct DaemonRSSBenchmark {
             try await Task.sleep(for: .milliseconds(50))
         }
 
+        var feeder: Task<Void, Never>?
+        var feederStarted = Date()
+        if let streams {
+            let rate = streamRate
+            let subscribed = ContinuousClock.now
+            while streams.subscribed.count < streams.feeds.count, ContinuousClock.now - subscribed < .seconds(30) {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            print("  streams subscribed: \(streams.subscribed.map(\.rawValue).sorted().joined(separator: ", "))")
+            feederStarted = Date()
+            feeder = Task { await streams.run(rate: rate) }
+        }
+        defer { feeder?.cancel() }
+
         var samples: [ProcStatus] = []
         var cpuAtHalf: (cpu: Double, at: ContinuousClock.Instant)?
         var cpuAtEnd: (cpu: Double, at: ContinuousClock.Instant)?
@@ -98,12 +120,14 @@ struct DaemonRSSBenchmark {
                 if second == max(1, seconds / 2) { cpuAtHalf = (cpu, clock.now) }
                 cpuAtEnd = (cpu, clock.now)
             }
-            if second % 10 == 0 || second == seconds {
+            if second % (seconds > 120 ? 60 : 10) == 0 || second == seconds {
                 print("  t=\(second)s  VmRSS \(ByteText.mb(status.rss))  VmHWM \(ByteText.mb(status.hwm))  threads \(status.threads)")
             }
         }
         let traffic = apis.traffic()
-
+        feeder?.cancel()
+        await feeder?.value
+        let streamSides = httpPort.flatMap { MetricsProbe.streamSides(port: $0, since: feederStarted.addingTimeInterval(1)) }
         var exitedCleanly = false
         var exitStatus = "not running when the run ended"
         if process.isRunning {
@@ -131,7 +155,7 @@ struct DaemonRSSBenchmark {
             samples: samples, traffic: traffic, premiumEvents: events.filter { $0.kind == .premium }.map { "\($0.key) \($0.status) \($0.severity.rawValue)" },
             sourceEvents: events.filter { $0.kind == .source }.map { "\($0.key) \($0.status): \($0.summary)" },
             stayedAlive: stayedAlive, exitStatus: exitStatus, exitedCleanly: exitedCleanly, stderrTail: Array(stderr.suffix(15)),
-            steadyCPU: Self.cpu(from: cpuAtHalf, to: cpuAtEnd))
+            steadyCPU: Self.cpu(from: cpuAtHalf, to: cpuAtEnd), streamSides: streamSides)
     }
 
     private static func cpu(

@@ -1,4 +1,5 @@
 import Foundation
+import MarketAlertCore
 
 /// One budget's outcome, printed as `PASS decode binance 3000 symbols: median 3.1 ms (budget 10 ms)`.
 struct Verdict {
@@ -77,6 +78,20 @@ enum Report {
 
     static let incrementalBudget = 5e-6
 
+    static func latency(_ r: TickToNotificationBenchmark.Result) -> (String, Verdict) {
+        let s = r.samples
+        let rows = [
+            ["frame → notification", "notifications", "min", "median", "p90", "p99", "max"],
+            ["Binance bookTicker, fire / resolve", "\(r.notifications)", us(s.min), us(s.median), us(s.p90), us(s.percentile(99)), us(s.max)],
+        ]
+        let verdict = Verdict(
+            pass: s.count > 0 && s.percentile(99) < latencyBudget,
+            text: "stream frame received → notification written (in process): p99 \(us(s.percentile(99))), median \(us(s.median)) (budget p99 \(us(latencyBudget)))")
+        return (table(rows), verdict)
+    }
+
+    static let latencyBudget = 1e-3
+
     /// Idle: after the first fetches nothing comes in; whatever CPU the daemon spends is its own wakeups.
     static func idle(_ r: DaemonRSSBenchmark.Result, seconds: Int) -> (String, [Verdict]) {
         let line = String(format: "idle CPU over the last %.0f s: %.3f s (%.3f%% of a core); steady VmRSS %@",
@@ -88,6 +103,47 @@ enum Report {
     }
 
     static let idleCPUBudget = 0.1
+
+    /// Streaming: 8 exchanges × 50 assets on local WebSocket servers at `rate` frames a second each.
+    static func streams(_ r: DaemonRSSBenchmark.Result, seconds: Int, rate: Int, pushed: [ExchangeID: Int]) -> (String, [Verdict]) {
+        var lines: [String] = []
+        let total = pushed.values.reduce(0, +)
+        lines.append("frames pushed: \(total) (\(pushed.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")))")
+        lines.append(String(format: "CPU over the last %.0f s: %.2f s (%.2f%% of a core)", r.steadyCPU.over, r.steadyCPU.seconds, r.cpuPercent))
+        let start = r.samples.first?.rss ?? 0
+        let end = r.samples.last?.rss ?? 0
+        // Flat: the end against the first quarter's end (after start-up and the first polls).
+        let settled = r.samples.isEmpty ? 0 : r.samples[r.samples.count / 4].rss
+        lines.append("VmRSS start \(ByteText.mb(start)), at 1/4 \(ByteText.mb(settled)), end \(ByteText.mb(end)), steady (median of last half) "
+            + "\(ByteText.mb(r.steadyRSS)), peak VmHWM \(ByteText.mb(r.peakRSS))"
+            + (r.samples.last.map { "; at the end RssAnon \(ByteText.mb($0.rssAnon)), RssFile \(ByteText.mb($0.rssFile)), threads \($0.threads)" } ?? ""))
+        lines.append("alerts on stdout: \(r.premiumEvents.count) premium, \(r.sourceEvents.count) source; daemon \(r.exitStatus)")
+        for event in r.sourceEvents.prefix(10) { lines.append("  source alert: \(event)") }
+        let sides = r.streamSides?.sides ?? [:]
+        let transports = r.streamSides?.transports ?? [:]
+        lines.append("at the end (/api/v1/status\(r.streamSides == nil ? ": unavailable" : "")): premium sides on a quote newer than the feeder's start + 1 s: "
+            + pushed.keys.sorted().map { "\($0.rawValue) \(sides[$0.rawValue] ?? 0)" }.joined(separator: ", ")
+            + "; transports: " + pushed.keys.sorted().map { "\($0.rawValue) \(transports[$0.rawValue] ?? "?")" }.joined(separator: ", "))
+        let silent = pushed.keys.filter { transports[$0.rawValue] != "stream" || (sides[$0.rawValue] ?? 0) == 0 }.map(\.rawValue).sorted()
+        let growth = end - settled
+        return (lines.joined(separator: "\n"), [
+            Verdict(pass: r.streamSides != nil && silent.isEmpty,
+                    text: "every exchange on its stream, its frames in the premium table"
+                        + (silent.isEmpty ? "" : "; short: \(silent.joined(separator: ", "))")),
+            Verdict(pass: r.stayedAlive && r.samples.count == seconds && r.exitedCleanly,
+                    text: "streaming daemon ran \(r.samples.count) of \(seconds) s at \(rate) frames/s per exchange; SIGTERM: \(r.exitStatus)"),
+            Verdict(pass: r.sourceEvents.isEmpty, text: "no source alerts while streaming (\(r.sourceEvents.count))"),
+            Verdict(pass: r.cpuPercent <= streamCPUBudget,
+                    text: String(format: "streaming daemon CPU %.2f%% of a core (budget %.0f%%)", r.cpuPercent, streamCPUBudget)),
+            Verdict(pass: r.steadyRSS <= rssBudget, text: "streaming daemon steady VmRSS \(ByteText.mb(r.steadyRSS)) (budget \(ByteText.mb(rssBudget)))"),
+            Verdict(pass: growth <= streamRSSGrowthBudget,
+                    text: "streaming daemon VmRSS flat: \(ByteText.mb(settled)) at 1/4 → \(ByteText.mb(end)) at the end (budget +\(ByteText.mb(streamRSSGrowthBudget)))"),
+        ])
+    }
+
+    static let streamCPUBudget = 2.0
+    /// "Flat": at most 1 MB more at the end than after the first quarter of the run.
+    static let streamRSSGrowthBudget = 1_000_000
 
     static let scrapeBudget = 0.002
 

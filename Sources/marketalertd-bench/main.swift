@@ -5,8 +5,11 @@ import Foundation
 //   one full premium evaluation, 8 exchanges × 50 assets          < 50 µs
 //   one stream quote through the engine (incremental)             < 5 µs
 //   one /metrics scrape, server-side, 8 exchanges × 50 assets      < 2 ms
+//   stream frame received → notification written (in process), p99 < 1 ms
 //   steady resident memory of the running release daemon under that load < 40 MB   (--rss)
 //   CPU of the running release daemon when nothing happens < 0.1% of a core         (--idle)
+//   the release daemon with 8 exchanges × 50 assets streaming at 50 frames/s each:
+//   CPU ≤ 2% of a core, RSS ≤ 40 MB and flat                                         (--streams)
 
 let options: BenchOptions
 do {
@@ -25,18 +28,32 @@ do {
     let shapes = try ExchangeRowShapes(fixtures: fixtures, binanceList: list)
     print("watched assets (\(markets.assets.count)): \(markets.assets.joined(separator: " "))")
     if options.rss {
-        let interval = options.idle ? "1h" : "1s"
-        print("\nDaemon \(options.idle ? "idle" : "memory"): \(options.binary), \(options.seconds) s, 8 exchanges × 50 assets at poll_interval \(interval) (+ Dunamu USD/KRW)")
+        // Streaming: REST stays the fallback, polled as the daemon would beside live streams (every 5 s).
+        let interval = options.idle ? "1h" : options.streams ? "5s" : "1s"
+        let what = options.idle ? "idle" : options.streams ? "streaming at \(options.rate) frames/s per exchange" : "memory"
+        print("\nDaemon \(what): \(options.binary), \(options.seconds) s, 8 exchanges × 50 assets at poll_interval \(interval) (+ Dunamu USD/KRW)")
         let apis = try await MockExchangeAPIs(markets: markets, list: list, shapes: shapes)
+        let feeds = options.streams ? try await StreamFeeds(markets: markets) : nil
         let result: DaemonRSSBenchmark.Result
         do {
-            result = try await DaemonRSSBenchmark(binary: options.binary, seconds: options.seconds, apis: apis, pollInterval: interval).run()
+            var benchmark = DaemonRSSBenchmark(binary: options.binary, seconds: options.seconds, apis: apis, pollInterval: interval)
+            benchmark.streams = feeds
+            benchmark.streamRate = options.rate
+            result = try await benchmark.run()
         } catch {
             await apis.shutdown()
+            await feeds?.shutdown()
             throw error
         }
         await apis.shutdown()
-        let (text, rssVerdicts) = options.idle ? Report.idle(result, seconds: options.seconds) : Report.rss(result, seconds: options.seconds)
+        await feeds?.shutdown()
+        let (text, rssVerdicts) = if let feeds {
+            Report.streams(result, seconds: options.seconds, rate: options.rate, pushed: feeds.pushedCounts)
+        } else if options.idle {
+            Report.idle(result, seconds: options.seconds)
+        } else {
+            Report.rss(result, seconds: options.seconds)
+        }
         print(text)
         verdicts += rssVerdicts
     } else {
@@ -68,6 +85,12 @@ do {
         let (scrapeTable, scrapeVerdict) = Report.scrape(scrape)
         print(scrapeTable)
         verdicts.append(scrapeVerdict)
+
+        print("\nFrame → notification (real runtime: Binance stream on 127.0.0.1 → engine → publisher → JSON stdout sink on a file)")
+        let latency = try await TickToNotificationBenchmark(frames: options.iterations * 2).run()
+        let (latencyTable, latencyVerdict) = Report.latency(latency)
+        print(latencyTable)
+        verdicts.append(latencyVerdict)
     }
 } catch {
     print("FAIL bench could not run: \(error)")

@@ -80,7 +80,7 @@ extension AlertEngine {
         let degraded = exchanges.filter { settings.exchanges[$0]?.streamURL != nil && settings.exchanges[$0]?.streamEnabled == true && !liveStreams.contains($0) }
         if !degraded.isEmpty && !liveStreams.isEmpty { exchangePart += ", \(degraded.count) on REST (\(degraded.map(\.rawValue).joined(separator: ", ")))" }
         var parts = ["ready: " + exchangePart]
-        if let top = premium.latest.values.max(by: { $0.pct < $1.pct }) {
+        if let top = premium.highestObservation() {
             parts.append("max premium \(top.asset) \(NumberText.percent(top.pct))%")
         } else if !settings.premium.rules.isEmpty {
             parts.append("no premium yet")
@@ -107,7 +107,7 @@ extension AlertEngine {
     /// Latest premium per rule and asset (nil: fewer than two fresh prices, or not yet evaluated).
     package func premiumTable() -> [(rule: String, asset: String, observation: PremiumObservation?)] {
         settings.premium.rules.flatMap { rule in
-            rule.assets.map { asset in (rule.name, asset, premium.latest[PremiumEvents.key(rule: rule.name, asset: asset)]) }
+            rule.assets.map { asset in (rule.name, asset, premium.observation(forKey: PremiumEvents.key(rule: rule.name, asset: asset))) }
         }
     }
 

@@ -53,8 +53,7 @@ extension AlertEngine {
     func premiumDeadline() -> Date? {
         var earliest = premium.nextDeadline(settings: settings.premium)
         let maxAge = settings.premium.maxQuoteAge.seconds
-        for (key, state) in premium.states {
-            guard case .pending = state.phase, let observation = premium.latest[key] else { continue }
+        premium.forEachPending { observation in
             // A quote is fresh while `at >= now - max_quote_age`: stale from just after that instant.
             let expiry = min(observation.high.quote.at, observation.low.quote.at).addingTimeInterval(maxAge + 0.001)
             if earliest.map({ expiry < $0 }) ?? true { earliest = expiry }

@@ -82,7 +82,7 @@ extension AlertEngine {
     private mutating func pruneFiringRecords(into out: inout EngineOutput) {
         guard !silenceBook.firing.isEmpty else { return }
         for key in silenceBook.firing.keys {
-            let gone = key.hasPrefix("premium/") ? premium.states[key]?.isFiring != true
+            let gone = key.hasPrefix("premium/") ? premium.state(forKey: key)?.isFiring != true
                 : key.hasPrefix("fx/") ? fxAlerts[key]?.isFiring != true : false
             guard gone else { continue }
             silenceBook.firing[key] = nil
@@ -110,7 +110,7 @@ extension AlertEngine {
 
     /// The severity of a firing key from its state machine (when no record says).
     func firingSeverity(_ key: String) -> Severity {
-        if let parts = SilenceMatcher.Subject.premiumParts(key), case .firing(let level, _, _)? = premium.states[key]?.phase,
+        if let parts = SilenceMatcher.Subject.premiumParts(key), case .firing(let level, _, _)? = premium.state(forKey: key)?.phase,
            let rule = settings.premium.rules.first(where: { $0.name == parts.rule }), rule.levels.indices.contains(level)
         {
             return rule.levels[level].severity
@@ -122,8 +122,8 @@ extension AlertEngine {
     /// A fresh notification of a key that is still firing, at its current level: rebuilt from the current
     /// premium, FX rate or source health where there is one, else the last notification with a new id and time.
     private func currentFiringEvent(_ key: String, now: Date) -> AlertEvent? {
-        if let parts = SilenceMatcher.Subject.premiumParts(key), case .firing(let level, _, _)? = premium.states[key]?.phase,
-           let rule = settings.premium.rules.first(where: { $0.name == parts.rule }), let observation = premium.latest[key],
+        if let parts = SilenceMatcher.Subject.premiumParts(key), case .firing(let level, _, _)? = premium.state(forKey: key)?.phase,
+           let rule = settings.premium.rules.first(where: { $0.name == parts.rule }), let observation = premium.observation(forKey: key),
            let event = PremiumEvents.event(
             id: makeID(), rule: rule, reference: settings.premium.reference, observation: observation,
             action: .repeatNotification(level: level), now: now)
@@ -155,7 +155,7 @@ extension AlertEngine {
             let subject = firingSubject(key)
             var since = record?.since
             var lastNotified = record?.lastNotifiedAt
-            if record == nil, case .firing(_, let began, let notified)? = (premium.states[key] ?? fxAlerts[key])?.phase {
+            if record == nil, case .firing(_, let began, let notified)? = (premium.state(forKey: key) ?? fxAlerts[key])?.phase {
                 since = began
                 lastNotified = notified
             }

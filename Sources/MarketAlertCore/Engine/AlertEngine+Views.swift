@@ -42,13 +42,13 @@ extension AlertEngine {
                 let key = PremiumEvents.key(rule: rule.name, asset: asset)
                 var level: Int?
                 var pending = false
-                switch premium.states[key]?.phase {
+                switch premium.state(forKey: key)?.phase {
                 case .firing(let index, _, _)?: level = min(index, rule.levels.count - 1)
                 case .pending?: pending = true
                 default: break
                 }
                 rows.append(PremiumStatus(
-                    rule: rule.name, asset: asset, observation: premium.latest[key], firingLevel: level,
+                    rule: rule.name, asset: asset, observation: premium.observation(forKey: key), firingLevel: level,
                     firingSeverity: level.map { rule.levels[$0].severity }, levels: rule.levels, pending: pending))
             }
         }

@@ -2,31 +2,100 @@ import Foundation
 
 /// The latest quote per exchange and market pair. A value type owned by the alert engine: a REST poll
 /// replaces an exchange's quotes wholesale, a stream batch updates the markets it carries.
+///
+/// Quotes live in a flat array of slots, one per (exchange, market) ever seen, so that a compiled evaluation
+/// plan (`PremiumPlan`) reads them by index instead of hashing two strings per exchange and asset. A slot,
+/// once given, keeps its index for the life of the book (a dropped market leaves its slot empty); `layout`
+/// changes identity whenever a slot is added, which tells a plan to look its indexes up again.
 package struct QuoteBook: Sendable {
-    private var quotes: [ExchangeID: [MarketPair: Quote]] = [:]
+    private var slots: [ExchangeID: [MarketPair: Int]] = [:]
+    private var entries: [Quote?] = []
+    /// Per slot, what evaluation reads of every quote, as plain numbers: `Quote` holds Foundation's resilient
+    /// `Date` and `Decimal`, so reading it in place still copies all of it.
+    private var summaries: [QuoteSummary] = []
+    /// Replaced (never mutated) when a slot is added: copies of a book that diverge never share a layout.
+    package private(set) var layout = QuoteBookLayout()
 
     package init() {}
 
     /// Replaces everything known about `exchange` with `newQuotes` (markets missing from a poll are dropped,
     /// so a delisted market cannot linger as a stale price).
     package mutating func replace(_ exchange: ExchangeID, with newQuotes: [Quote]) {
-        var byPair: [MarketPair: Quote] = [:]
-        byPair.reserveCapacity(newQuotes.count)
-        for quote in newQuotes where quote.exchange == exchange {
-            byPair[MarketPair(base: quote.base, quote: quote.quote)] = quote
+        if let known = slots[exchange] {
+            for slot in known.values { clear(slot) }
         }
-        quotes[exchange] = byPair
+        update(exchange, with: newQuotes)
     }
 
     /// Merges `newQuotes` into what is known about `exchange` (a stream batch: only the markets it carries
     /// change).
     package mutating func update(_ exchange: ExchangeID, with newQuotes: [Quote]) {
         for quote in newQuotes where quote.exchange == exchange {
-            quotes[exchange, default: [:]][MarketPair(base: quote.base, quote: quote.quote)] = quote
+            let pair = MarketPair(base: quote.base, quote: quote.quote)
+            if let slot = slots[exchange]?[pair] {
+                summaries[slot] = QuoteSummary(quote)
+                entries[slot] = quote
+            } else {
+                slots[exchange, default: [:]][pair] = entries.count
+                summaries.append(QuoteSummary(quote))
+                entries.append(quote)
+                layout = QuoteBookLayout()
+            }
         }
     }
 
-    package mutating func remove(_ exchange: ExchangeID) { quotes[exchange] = nil }
+    package mutating func remove(_ exchange: ExchangeID) {
+        guard let known = slots[exchange] else { return }
+        for slot in known.values { clear(slot) }
+    }
 
-    package func quote(_ exchange: ExchangeID, _ pair: MarketPair) -> Quote? { quotes[exchange]?[pair] }
+    private mutating func clear(_ slot: Int) {
+        entries[slot] = nil
+        summaries[slot] = QuoteSummary()
+    }
+
+    package func quote(_ exchange: ExchangeID, _ pair: MarketPair) -> Quote? {
+        guard let slot = slots[exchange]?[pair] else { return nil }
+        return entries[slot]
+    }
+
+    /// The slot of a market, if the book has ever held a quote for it (valid while `layout` is the same).
+    package func slot(_ exchange: ExchangeID, _ pair: MarketPair) -> Int? { slots[exchange]?[pair] }
+
+    /// The quote in `slot` (nil when the market was dropped). `slot` comes from `slot(_:_:)` under the
+    /// current `layout`.
+    @inline(__always)
+    package func quote(inSlot slot: Int) -> Quote? { entries[slot] }
+
+    /// What evaluation reads of the quote in `slot`, without copying the quote.
+    @inline(__always)
+    package func summary(inSlot slot: Int) -> QuoteSummary { summaries[slot] }
+}
+
+/// The identity of a `QuoteBook`'s slot assignment. No state: only its identity (`===`) matters, and a plan
+/// that holds one keeps it alive, so an identity is never reused while compared against.
+package final class QuoteBookLayout: Sendable {
+    package init() {}
+}
+
+/// A quote's time and last price as plain numbers (a trivial type: reading it copies 24 bytes).
+package struct QuoteSummary: Sendable {
+    /// Whether the slot holds a quote.
+    package var present: Bool
+    /// `Quote.at` as seconds since the reference date (`Date`'s own representation, so comparisons agree).
+    package var at: Double
+    /// `Quote.last?.value`, when there is a last price.
+    package var last: Double?
+
+    init() {
+        present = false
+        at = 0
+        last = nil
+    }
+
+    init(_ quote: Quote) {
+        present = true
+        at = quote.at.timeIntervalSinceReferenceDate
+        last = quote.last?.value
+    }
 }

@@ -13,25 +13,64 @@ package struct PremiumDecision: Sendable, Equatable {
 
 /// Evaluates every premium rule × asset against a quote book. Owns the alert state of each key; a pure
 /// value that the supervisor holds and persists.
+///
+/// The rules are compiled into a `PremiumPlan` when they change; each key's state and latest observation
+/// live in arrays indexed by the plan's key slots, so an evaluation hashes no string. The String-keyed
+/// views (`states`, `latest`, `state(forKey:)`, `observation(forKey:)`) are derived from those arrays.
 package struct PremiumEvaluator: Sendable {
-    package private(set) var states: [String: LeveledAlertStateMachine] = [:]
-    /// The latest observation per key (nil when too few prices), for `once` and the status line.
-    package private(set) var latest: [String: PremiumObservation] = [:]
+    private var plan = PremiumPlan(rules: [])
+    /// Per plan key: its state machine and latest observation (nil: none yet / too few prices).
+    private var slotStates: [LeveledAlertStateMachine?] = []
+    private var slotLatest: [PremiumObservation?] = []
+    /// States (and observations) of keys outside the plan: restored before the first evaluation, or of a
+    /// rule or asset that a reload removed, until `retain` forgets them.
+    private var detachedStates: [String: LeveledAlertStateMachine] = [:]
+    private var detachedLatest: [String: PremiumObservation] = [:]
+    /// Per plan currency: its conversion into the reference currency for the current evaluation.
+    private var conversions: [ReferenceConversion?] = []
+    private var scratch: [BidAskCandidate] = []
     /// Keys whose premium is above their rule's `max_plausible_pct` now: bad data, not a premium. Their state
     /// machines see no value (nothing fires or resolves on it).
     package private(set) var implausible: [String: PremiumObservation] = [:]
 
-    /// `premium/<rule>/<asset>` per rule name and asset, built once per rule set: evaluation must not build
-    /// key strings on every quote.
-    private var keys: [String: [String: String]] = [:]
+    package init(states: [String: LeveledAlertStateMachine] = [:]) { detachedStates = states }
 
-    package init(states: [String: LeveledAlertStateMachine] = [:]) { self.states = states }
+    /// Every key's alert state (built on each call: use `state(forKey:)` for one key).
+    package var states: [String: LeveledAlertStateMachine] {
+        var all = detachedStates
+        for (slot, state) in slotStates.enumerated() { if let state { all[plan.keys[slot]] = state } }
+        return all
+    }
 
-    private mutating func key(rule: String, asset: String) -> String {
-        if let key = keys[rule]?[asset] { return key }
-        let key = PremiumEvents.key(rule: rule, asset: asset)
-        keys[rule, default: [:]][asset] = key
-        return key
+    /// The latest observation per key (nil when too few prices), for `once` and the status line (built on
+    /// each call: use `observation(forKey:)` for one key).
+    package var latest: [String: PremiumObservation] {
+        var all = detachedLatest
+        for (slot, observation) in slotLatest.enumerated() { if let observation { all[plan.keys[slot]] = observation } }
+        return all
+    }
+
+    package func state(forKey key: String) -> LeveledAlertStateMachine? {
+        if let slot = plan.index[key] { return slotStates[slot] }
+        return detachedStates[key]
+    }
+
+    package func observation(forKey key: String) -> PremiumObservation? {
+        if let slot = plan.index[key] { return slotLatest[slot] }
+        return detachedLatest[key]
+    }
+
+    /// Compiles `rules` when they differ from the plan's, carrying every key's state and observation over.
+    private mutating func prepare(_ rules: [PremiumRule]) {
+        guard !plan.compiles(rules) else { return }
+        for (slot, key) in plan.keys.enumerated() {
+            if let state = slotStates[slot] { detachedStates[key] = state }
+            if let observation = slotLatest[slot] { detachedLatest[key] = observation }
+        }
+        plan = PremiumPlan(rules: rules)
+        slotStates = plan.keys.map { detachedStates.removeValue(forKey: $0) }
+        slotLatest = plan.keys.map { detachedLatest.removeValue(forKey: $0) }
+        conversions = Array(repeating: nil, count: plan.currencies.count)
     }
 
     /// Evaluates the rules (or only those involving `exchanges`, when given; only those `include` admits) at
@@ -41,32 +80,38 @@ package struct PremiumEvaluator: Sendable {
         onlyInvolving exchanges: Set<ExchangeID>? = nil, assets filter: AssetFilter = .all,
         including include: (PremiumRule) -> Bool = { _ in true }
     ) -> [PremiumDecision] {
+        prepare(settings.rules)
+        plan.resolve(in: book)
+        for (index, currency) in plan.currencies.enumerated() { conversions[index] = converter.toReference(1, currency: currency) }
+        let oldest = now.addingTimeInterval(-settings.maxQuoteAge.seconds)
         var decisions: [PremiumDecision] = []
-        for rule in settings.rules {
+        for ruleIndex in plan.rules.indices {
+            let rule = plan.rules[ruleIndex].rule
             if let exchanges, exchanges.isDisjoint(with: rule.exchanges) { continue }
             guard include(rule) else { continue }
-            let policy = LeveledAlertPolicy(rule)
-            for asset in rule.assets {
-                guard filter.contains(asset) else { continue }
-                let key = key(rule: rule.name, asset: asset)
-                var observation = PremiumCalculator.observe(
-                    rule: rule, asset: asset, book: book, converter: converter, maxQuoteAge: settings.maxQuoteAge, now: now)
-                if let seen = observation, seen.pct > rule.maxPlausiblePct {
-                    implausible[key] = seen
+            for entry in plan.rules[ruleIndex].entries {
+                guard filter.contains(plan.entries[entry].asset) else { continue }
+                let slot = plan.entries[entry].key  // the key is `plan.keys[slot]`
+                var observation = plan.observe(
+                    entry: entry, rule: ruleIndex, book: book, conversions: conversions, oldest: oldest, scratch: &scratch)
+                var pct = observation?.pct
+                if let seen = pct, seen > rule.maxPlausiblePct {
+                    implausible[plan.keys[slot]] = observation
                     observation = nil
+                    pct = nil
                 } else if !implausible.isEmpty {
-                    implausible[key] = nil
+                    implausible[plan.keys[slot]] = nil
                 }
-                latest[key] = observation
-                var state = states[key] ?? LeveledAlertStateMachine()
-                let before = state
-                let action = state.observe(observation?.pct, now: now, policy: policy)
-                let changed = state.phase != before.phase
-                states[key] = state
+                var state = slotStates[slot] ?? LeveledAlertStateMachine()
+                let before = state.phase
+                let action = state.observe(pct, now: now, policy: plan.rules[ruleIndex].policy)
+                let changed = state.phase != before
+                slotStates[slot] = state
                 if action != .none || changed {
-                    decisions.append(
-                        PremiumDecision(rule: rule, key: key, observation: observation, action: action, state: state, stateChanged: changed))
+                    decisions.append(PremiumDecision(
+                        rule: rule, key: plan.keys[slot], observation: observation, action: action, state: state, stateChanged: changed))
                 }
+                slotLatest[slot] = observation
             }
         }
         return decisions
@@ -74,28 +119,54 @@ package struct PremiumEvaluator: Sendable {
 
     /// Forgets keys of rules or assets that are no longer configured (after a reload).
     package mutating func retain(settings: PremiumSettings) -> [String] {
-        let live = Set(settings.rules.flatMap { rule in rule.assets.map { PremiumEvents.key(rule: rule.name, asset: $0) } })
-        keys = [:]
-        let gone = states.keys.filter { !live.contains($0) }
-        for key in gone {
-            states[key] = nil
-            latest[key] = nil
-            implausible[key] = nil
-        }
+        prepare(settings.rules)
+        let gone = Array(detachedStates.keys)
+        detachedStates = [:]
+        detachedLatest = [:]
+        for key in implausible.keys where plan.index[key] == nil { implausible[key] = nil }
         return gone
     }
 
     /// The earliest time at which a `for` or `repeat_interval` falls due.
     package func nextDeadline(settings: PremiumSettings) -> Date? {
         var earliest: Date?
+        func consider(_ deadline: Date?) {
+            guard let deadline else { return }
+            if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        }
+        if plan.compiles(settings.rules) {
+            for rule in plan.rules {
+                for entry in rule.entries { consider(slotStates[plan.entries[entry].key]?.nextDeadline(policy: rule.policy)) }
+            }
+            return earliest
+        }
         for rule in settings.rules {
             let policy = LeveledAlertPolicy(rule)
             for asset in rule.assets {
-                guard let deadline = states[PremiumEvents.key(rule: rule.name, asset: asset)]?.nextDeadline(policy: policy) else { continue }
-                if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+                consider(state(forKey: PremiumEvents.key(rule: rule.name, asset: asset))?.nextDeadline(policy: policy))
             }
         }
         return earliest
+    }
+
+    /// The observation with the highest premium (the first such key, in rule and asset order).
+    package func highestObservation() -> PremiumObservation? {
+        var top: PremiumObservation?
+        for case let observation? in slotLatest where top.map({ observation.pct > $0.pct }) ?? true { top = observation }
+        for observation in detachedLatest.values where top.map({ observation.pct > $0.pct }) ?? true { top = observation }
+        return top
+    }
+
+    /// Calls `body` with every pending key's latest observation (the engine's stale-quote deadline).
+    package func forEachPending(_ body: (PremiumObservation) -> Void) {
+        for slot in slotStates.indices {
+            guard case .pending? = slotStates[slot]?.phase, let observation = slotLatest[slot] else { continue }
+            body(observation)
+        }
+        for (key, state) in detachedStates {
+            guard case .pending = state.phase, let observation = detachedLatest[key] else { continue }
+            body(observation)
+        }
     }
 }
 
