@@ -24,6 +24,8 @@ package struct PremiumEvaluator: Sendable {
     /// `premium/<rule>/<asset>` per rule name and asset, built once per rule set: evaluation must not build
     /// key strings on every quote.
     private var keys: [String: [String: String]] = [:]
+    /// Premium history: min / max / last pct per slot and the context rings (`History/PremiumHistory.swift`).
+    package var history = PremiumHistory()
 
     package init(states: [String: LeveledAlertStateMachine] = [:]) { self.states = states }
 
@@ -58,6 +60,7 @@ package struct PremiumEvaluator: Sendable {
                     implausible[key] = nil
                 }
                 latest[key] = observation
+                if let pct = observation?.pct { history.observe(key, pct: pct, now: now) }
                 var state = states[key] ?? LeveledAlertStateMachine()
                 let before = state
                 let action = state.observe(observation?.pct, now: now, policy: policy)
