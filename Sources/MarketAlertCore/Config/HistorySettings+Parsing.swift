@@ -86,6 +86,17 @@ package struct DigestSettings: Sendable, Equatable {
     }
 }
 
+extension PremiumRule {
+    package static let defaultContextWindow: Duration = .seconds(30 * 86_400)
+
+    /// The window in use at `resolution`: `context_window` as configured, else 30 days, or as many days as
+    /// fit in ``HistorySettings/maximumSlots`` samples (a `resolution: 1s` test config needs no window).
+    package func contextWindow(resolution: Duration) -> Duration {
+        if let contextWindow { return contextWindow }
+        return min(Self.defaultContextWindow, resolution * HistorySettings.maximumSlots)
+    }
+}
+
 extension Settings {
     /// Reads `history:` and `digest:` (called from `read`).
     mutating func readHistory(_ root: ConfigTable) {
@@ -97,11 +108,12 @@ extension Settings {
     func validateHistory(_ root: ConfigTable) {
         let resolution = (history ?? HistorySettings()).resolution
         for (index, rule) in premium.rules.enumerated() {
-            let slots = rule.contextWindow / resolution
+            guard let window = rule.contextWindow else { continue }
+            let slots = window / resolution
             if slots > Double(HistorySettings.maximumSlots) {
                 root.diagnosticsSink.error(
                     "premium.rules[\(index)].context_window",
-                    "\(DurationText.format(rule.contextWindow)) at history.resolution \(DurationText.format(resolution)) is "
+                    "\(DurationText.format(window)) at history.resolution \(DurationText.format(resolution)) is "
                         + "\(Int(slots)) samples per key; at most \(HistorySettings.maximumSlots) (use a coarser resolution or a shorter window)",
                     at: nil)
             }

@@ -17,7 +17,8 @@ package struct HistoryWarmup: Sendable {
 
     /// The earliest sample worth loading: the longest `context_window`, and the day before the last digest.
     package static func since(settings: Settings, now: Date) -> Date {
-        let window = settings.premium.rules.map(\.contextWindow.seconds).max() ?? 0
+        let resolution = (settings.history ?? HistorySettings()).resolution
+        let window = settings.premium.rules.map { $0.contextWindow(resolution: resolution).seconds }.max() ?? 0
         var since = now.addingTimeInterval(-window)
         if let config = settings.digest, let due = DigestSchedule(config)?.last(atOrBefore: now) {
             since = min(since, due.addingTimeInterval(-86_400))

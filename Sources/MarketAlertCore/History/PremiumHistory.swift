@@ -41,8 +41,9 @@ package struct PremiumHistory: Sendable {
         var capacities: [String: Int] = [:]
         windows = [:]
         for rule in settings.premium.rules {
-            windows[rule.name] = DurationText.format(rule.contextWindow)
-            let capacity = Int((rule.contextWindow.seconds / seconds).rounded(.up))
+            let window = rule.contextWindow(resolution: history.resolution)
+            windows[rule.name] = DurationText.format(window)
+            let capacity = min(HistorySettings.maximumSlots, Int((window.seconds / seconds).rounded(.up)))
             for asset in rule.assets { capacities[PremiumEvents.key(rule: rule.name, asset: asset)] = max(1, capacity) }
         }
         for (key, ring) in rings {

@@ -12,29 +12,36 @@ package enum HistoryChart {
         let span = high - low > 0 ? high - low : 1
         func x(_ index: Int) -> String { fixed(Double(index) * Double(width - 2) / Double(max(1, count - 1)) + 1) }
         func y(_ pct: Double) -> String { fixed(Double(height - 2) - (pct - low) / span * Double(height - 4) ) }
+        // Runs of consecutive buckets become lines; a bucket alone (a gap on both sides) becomes a dot.
         var paths: [String] = []
-        var current = ""
-        var previous: Int?
-        for bucket in buckets.sorted(by: { $0.index < $1.index }) {
-            let point = "\(x(bucket.index)),\(y(bucket.maxPct))"
-            if let previous, bucket.index == previous + 1 { current += " L\(point)" } else {
-                if !current.isEmpty { paths.append(current) }
-                current = "M\(point)"
+        var dots: [String] = []
+        var run: [HistoryBucket] = []
+        func endRun() {
+            if run.count == 1, let only = run.first {
+                dots.append("<circle cx=\"\(x(only.index))\" cy=\"\(y(only.maxPct))\" r=\"2\" fill=\"currentColor\"/>")
+            } else if let first = run.first {
+                paths.append("M\(x(first.index)),\(y(first.maxPct))" + run.dropFirst().map { " L\(x($0.index)),\(y($0.maxPct))" }.joined())
             }
-            previous = bucket.index
+            run = []
         }
-        paths.append(current)
+        for bucket in buckets.sorted(by: { $0.index < $1.index }) {
+            if let last = run.last, bucket.index != last.index + 1 { endRun() }
+            run.append(bucket)
+        }
+        endRun()
         let title = "last 24 h: min \(NumberText.pctText(low))%, max \(NumberText.pctText(high))%"
         return """
             <svg class="spark" xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" \
             role="img" aria-label="\(escape(title))"><title>\(escape(title))</title>\
-            <path d="\(paths.joined(separator: " "))" fill="none" stroke="currentColor" stroke-width="1.5" stroke-linejoin="round"/></svg>
+            <line x1="0" y1="\(height - 1)" x2="\(width)" y2="\(height - 1)" stroke="#c8ccd2" stroke-width="1"/>\
+            \(paths.isEmpty ? "" : "<path d=\"\(paths.joined(separator: " "))\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"1.5\" stroke-linejoin=\"round\"/>")\
+            \(dots.joined())</svg>
             """
     }
 
     /// A chart of pct over time (the max and min of each sample as a band, the last as a line) with every
     /// level of the rule and its clear level drawn and labelled.
-    package static func plot(_ samples: [HistorySample], rule: PremiumRule, asset: String, since: Date, until: Date, timeZone: TimeZone) -> String {
+    package static func plot(_ samples: [HistorySample], rule: PremiumRule, asset: String, since: Date, until: Date, timeZone: TimeZone, zoneName: String? = nil) -> String {
         let width = 960.0, height = 420.0, left = 70.0, right = 150.0, top = 40.0, bottom = 50.0
         let levels = rule.levels.map { (pct: $0.pct, label: "\($0.severity.rawValue) \(NumberText.pctText($0.pct))%") }
             + [(pct: rule.clearPct, label: "clear \(NumberText.pctText(rule.clearPct))%")]
@@ -70,7 +77,7 @@ package enum HistoryChart {
             let date = Date(timeIntervalSince1970: t0 + (t1 - t0) * Double(tick) / 4)
             svg += "<text x=\"\(fixed(x(date)))\" y=\"\(fixed(height - bottom + 18))\" text-anchor=\"middle\" fill=\"#555555\">\(escape(formatter.string(from: date)))</text>\n"
         }
-        svg += "<text x=\"\(fixed(left))\" y=\"\(fixed(height - 8))\" fill=\"#555555\">\(escape("times in \(timeZone.identifier)"))</text>\n"
+        svg += "<text x=\"\(fixed(left))\" y=\"\(fixed(height - 8))\" fill=\"#555555\">\(escape("times in \(zoneName ?? timeZone.identifier)"))</text>\n"
         for (index, level) in levels.enumerated() {
             let isClear = index == levels.count - 1
             let color = isClear ? "#2e7d32" : (index == levels.count - 2 ? "#c62828" : "#ef6c00")

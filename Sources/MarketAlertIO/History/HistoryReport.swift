@@ -40,12 +40,13 @@ package enum HistoryReport {
         return days.values.map { $0.day }.sorted { $0.day < $1.day }
     }
 
-    /// The text report: one table per display zone.
-    package static func text(_ samples: [HistorySample], rule: String, asset: String, since: Date, until: Date, zones: [TimeZone]) -> String {
+    /// The text report: one table per display zone (IANA names, as configured).
+    package static func text(_ samples: [HistorySample], rule: String, asset: String, since: Date, until: Date, zones names: [String]) -> String {
+        let zones = names.compactMap { name in TimeZone(identifier: name).map { (name, $0) } }
         var out = "premium/\(rule)/\(asset): \(samples.count) samples from \(Timestamp.rfc3339(since)) to \(Timestamp.rfc3339(until))"
         guard !samples.isEmpty else { return out + "\n(no history in this period)" }
-        for zone in zones {
-            var table = TextTable(["Day (\(zone.identifier))", "Min %", "Max %", "Last %", "Samples"])
+        for (name, zone) in zones {
+            var table = TextTable(["Day (\(name))", "Min %", "Max %", "Last %", "Samples"])
             for day in days(samples, zone: zone) {
                 table.add([day.day, NumberText.percent(day.minPct), NumberText.percent(day.maxPct), NumberText.percent(day.lastPct), String(day.samples)])
             }
@@ -73,10 +74,11 @@ package enum HistoryReport {
         let from = now.addingTimeInterval(-since.seconds)
         let samples = try await store.samples(rule: rule, asset: asset, since: from, until: now)
         let zones = settings.displayTimeZones.compactMap(TimeZone.init(identifier:))
-        var report = text(samples, rule: rule, asset: asset, since: from, until: now, zones: zones.isEmpty ? [.gmt] : zones)
+        var report = text(samples, rule: rule, asset: asset, since: from, until: now, zones: zones.isEmpty ? ["UTC"] : settings.displayTimeZones)
         if settings.history == nil { report += "\n\nnote: the config has no history: section; the daemon records no new samples" }
         if let plot {
-            let svg = HistoryChart.plot(samples, rule: configured, asset: asset, since: from, until: now, timeZone: zones.first ?? .gmt)
+            let svg = HistoryChart.plot(samples, rule: configured, asset: asset, since: from, until: now, timeZone: zones.first ?? .gmt,
+                zoneName: settings.displayTimeZones.first)
             try Data(svg.utf8).write(to: URL(fileURLWithPath: plot))
             report += "\n\nchart written to \(plot)"
         }

@@ -33,13 +33,18 @@ import Testing
         let settings = try ConfigLoader.parse(yaml: kept.joined(separator: "\n")).settings
         #expect(settings.history == HistorySettings(resolution: .seconds(60), retention: .seconds(90 * 86_400)))
         #expect(settings.digest == DigestSettings(hour: 9, minute: 0, timeZone: "Asia/Seoul", kinds: [.premium, .ipo]))
-        #expect(settings.premium.rules.map(\.contextWindow) == [.seconds(30 * 86_400), .seconds(30 * 86_400)])
+        #expect(settings.premium.rules.map(\.contextWindow) == [nil, .seconds(30 * 86_400)])  // only kimchi sets one
     }
 
     @Test func withoutTheSectionsThereIsNoHistoryAndNoDigest() throws {
         let settings = try ConfigLoader.parse(yaml: Self.rule).settings
         #expect(settings.history == nil && settings.digest == nil)
-        #expect(settings.premium.rules.first?.contextWindow == .seconds(30 * 86_400))
+        #expect(settings.premium.rules.first?.contextWindow == nil)
+        #expect(settings.premium.rules.first?.contextWindow(resolution: .seconds(60)) == .seconds(30 * 86_400))
+        // At 1 s the default shrinks to what 200,000 samples hold (a test config needs no window of its own).
+        #expect(settings.premium.rules.first?.contextWindow(resolution: .seconds(1)) == .seconds(200_000))
+        let fast = try ConfigLoader.parse(yaml: Self.rule + "history:\n  resolution: 1s\n").settings
+        #expect(fast.history?.resolution == .seconds(1))
     }
 
     @Test(arguments: [

@@ -50,8 +50,8 @@ import Testing
         #expect(seoul.map(\.day) == ["2026-11-23"])
         #expect(abs((seoul.first?.maxPct ?? 0) - 5) < 1e-9 && abs((seoul.first?.minPct ?? 0) - 1.8) < 1e-9)
         #expect(abs((seoul.first?.lastPct ?? 0) - (2 + Double(119 % 30) * 0.1)) < 1e-9)
-        let text = HistoryReport.text(samples, rule: "kimchi", asset: "BTC", since: Self.t0, until: Self.t0 + 7200, zones: [.gmt])
-        #expect(text.contains("Day (GMT)") && text.contains("2026-11-22") && text.contains("5.000"))
+        let text = HistoryReport.text(samples, rule: "kimchi", asset: "BTC", since: Self.t0, until: Self.t0 + 7200, zones: ["UTC", "Asia/Seoul"])
+        #expect(text.contains("Day (UTC)") && text.contains("Day (Asia/Seoul)") && text.contains("2026-11-22") && text.contains("5.000"))
     }
 
     @Test func theSparklineIsOneWellFormedSVGWithGapsWhereNoSampleExists() throws {
@@ -59,7 +59,8 @@ import Testing
         let svg = HistoryChart.sparkline(buckets, count: 96)
         let document = try SVGDocument(svg)
         let path = try #require(zip(document.elements, document.attributes).first { $0.0 == "path" }?.1["d"])
-        #expect(path.filter { $0 == "M" }.count == 2 && path.filter { $0 == "L" }.count == 1)
+        #expect(path.filter { $0 == "M" }.count == 1 && path.filter { $0 == "L" }.count == 1)  // buckets 0 and 1
+        #expect(document.elements.filter { $0 == "circle" }.count == 1)  // bucket 5 alone: a dot
         #expect(document.texts.joined().contains("min 0.5%, max 3%"))
         #expect(HistoryChart.sparkline([], count: 96).isEmpty)
     }

@@ -138,7 +138,7 @@ import Testing
         let end = try #require(rest.range(of: "</svg>"))
         #expect(rest.hasPrefix("<svg"))
         let parsed = try SVGDocument(String(rest[..<end.upperBound]))
-        #expect(parsed.elements.contains("path"))
+        #expect(parsed.elements.contains("circle"))  // seconds of history: one 15-minute bucket, drawn as a dot
         await api.stop()
         await harness.stop()
     }
