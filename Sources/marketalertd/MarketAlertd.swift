@@ -17,7 +17,7 @@ struct MarketAlertd: AsyncParsableCommand {
             and the systemd journal.
             """,
         version: MarketAlertVersion.current,
-        subcommands: [Run.self, CheckConfig.self, Once.self, Status.self, Alerts.self, SilenceCommand.self],
+        subcommands: [Run.self, CheckConfig.self, Once.self, Status.self, Alerts.self, SilenceCommand.self, HistoryCommand.self],
         defaultSubcommand: Run.self
     )
 

@@ -21,10 +21,13 @@ package struct AlertEvent: Sendable, Equatable, Codable {
     package var ipo: IPODetail?
     package var fx: FXDetail?
     package var source: SourceDetail?
+    /// v2: the daily digest (kind `digest`).
+    package var digest: DigestDetail?
 
     package init(
         id: String, key: String, kind: AlertKind, status: String, severity: Severity, at: Date, summary: String,
-        premium: PremiumDetail? = nil, ipo: IPODetail? = nil, fx: FXDetail? = nil, source: SourceDetail? = nil
+        premium: PremiumDetail? = nil, ipo: IPODetail? = nil, fx: FXDetail? = nil, source: SourceDetail? = nil,
+        digest: DigestDetail? = nil
     ) {
         self.id = id
         self.key = key
@@ -37,6 +40,7 @@ package struct AlertEvent: Sendable, Equatable, Codable {
         self.ipo = ipo
         self.fx = fx
         self.source = source
+        self.digest = digest
     }
 
     package enum Status {
@@ -110,6 +114,8 @@ package struct PremiumDetail: Sendable, Equatable, Codable {
     package var high: QuoteDetail
     package var low: QuoteDetail
     package var fx: [FXDetail]
+    /// v2: where `pct` stands in the key's history (absent without `history:` or before 10 samples).
+    package var context: PremiumContext?
 
     package init(
         rule: String, asset: String, pct: Double, thresholdPct: Double, basis: PremiumBasis, reference: String,
@@ -127,7 +133,7 @@ package struct PremiumDetail: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case rule, asset, pct, thresholdPct = "threshold_pct", basis, reference, high, low, fx
+        case rule, asset, pct, thresholdPct = "threshold_pct", basis, reference, high, low, fx, context
     }
 }
 

@@ -17,4 +17,6 @@ package enum Severity: String, Sendable, Codable, CaseIterable, Comparable {
 /// What an alert is about. Mirrors the event schema's `kind` enum.
 package enum AlertKind: String, Sendable, Codable, CaseIterable, Hashable {
     case premium, ipo, fx, source
+    /// v2: the daily digest.
+    case digest
 }

@@ -94,11 +94,14 @@ extension PremiumRule {
             maxPlausible = value
             if value <= (levels.last?.pct ?? 0) { t.error("max_plausible_pct", "must be above the highest level (\(levels.last?.pct ?? 0)), got \(value)") }
         }
+        let contextWindow = t.duration("context_window")
+        if let contextWindow, contextWindow < .seconds(1) { t.error("context_window", "must be at least 1s") }
         guard let name, let assets, let quotes else { return nil }
         var rule = PremiumRule(
             name: name, assets: assets, exchanges: exchanges, quotes: quotes, basis: basis, levels: levels,
             clearPct: clearPct, forDuration: forDuration, repeatInterval: repeatInterval)
         rule.maxPlausiblePct = maxPlausible
+        if let contextWindow, contextWindow >= .seconds(1) { rule.contextWindow = contextWindow }
         return rule
     }
 }

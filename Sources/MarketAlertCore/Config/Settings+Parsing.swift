@@ -20,6 +20,7 @@ extension Settings {
             settings.read(table, catalog: catalog)
             table.finish()
             settings.validateCrossReferences(table)
+            settings.validateHistory(table)
         }
         if diagnostics.hasErrors { throw ConfigError(issues: diagnostics.issues) }
         return (settings, diagnostics.issues)
@@ -44,6 +45,7 @@ extension Settings {
         if let table = root.table("sinks") { sinks.read(table); table.finish() }
         if let table = root.table("source_alerts") { sourceAlerts.read(table); table.finish() }
         if let table = root.table("http") { http = HTTPSettings.read(table); table.finish() }
+        readHistory(root)
     }
 
     private mutating func readExchanges(_ table: ConfigTable, catalog: ExchangeCatalog) {

@@ -14,6 +14,9 @@ package struct Settings: Sendable, Equatable {
     package var sourceAlerts = SourceAlertSettings()
     /// v2 `http:` (nil: no HTTP server).
     package var http: HTTPSettings?
+    /// v2 `history:` (nil: no samples, no `premium.context`) and `digest:` (nil: no daily digest).
+    package var history: HistorySettings?
+    package var digest: DigestSettings?
 
     package init() {}
 
@@ -124,6 +127,9 @@ package struct PremiumRule: Sendable, Equatable {
     /// A premium above this is not a premium but bad data: it is reported as a data-quality problem of the
     /// outlying exchange (a `source` event), never as a premium alert.
     package var maxPlausiblePct: Double = PremiumRule.defaultMaxPlausiblePct
+    /// v2 `context_window`: the history each notification's `premium.context` is measured against; nil means
+    /// the default (see ``contextWindow(resolution:)``).
+    package var contextWindow: Duration?
 
     package init(
         name: String, assets: [String], exchanges: [ExchangeID], quotes: [String], basis: PremiumBasis = .last,

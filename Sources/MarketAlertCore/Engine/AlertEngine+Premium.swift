@@ -43,7 +43,7 @@ extension AlertEngine {
                     id: makeID(), rule: decision.rule, reference: settings.premium.reference,
                     observation: observation, action: decision.action, now: now)
             else { continue }
-            out.publication.events.append(event)
+            out.publication.events.append(withHistory(event, key: decision.key, now: now))
         }
         if !premium.implausible.isEmpty || !dataProblems.isEmpty { checkPlausibility(now: now, into: &out) }
     }

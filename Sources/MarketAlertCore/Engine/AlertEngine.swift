@@ -47,6 +47,8 @@ package struct AlertEngine: Sendable {
     var lastStatusSettled = false
     /// Silences and the record of every firing key (`AlertEngine+Silences.swift`).
     var silenceBook = SilenceBook()
+    /// The daily digest's schedule, last day sent and tallies (`AlertEngine+History.swift`).
+    var digest = DigestState()
     let startedAt: Date
 
     /// States restored from the store.
@@ -55,6 +57,9 @@ package struct AlertEngine: Sendable {
         package var sources: [String: SourceHealth] = [:]
         package var fx: [String: LeveledAlertStateMachine] = [:]
         package var ipo: [String: IPOAlertState] = [:]
+        /// Stored history folded for the context rings and the digest, and the last digest day.
+        package var history: HistoryWarmup?
+        package var digestDay: String?
 
         package init() {}
     }
@@ -73,12 +78,14 @@ package struct AlertEngine: Sendable {
         _ = premium.retain(settings: settings.premium)
         watched = Set(settings.watchedPairsByExchange.keys)
         awaitSources(settings, now: now, only: nil)
+        restoreHistory(restored, now: now)
     }
 
     /// The first actions of a run: the status line ("waiting for binance, dunamu") and what is awaited.
     package mutating func start(now: Date) -> [EngineAction] {
         var out = EngineOutput()
         if !gate.isSettled { out.log(.info, "waiting for the first answer of \(awaitedSources.joined(separator: ", ")) before evaluating") }
+        sendLateDigest(now: now, into: &out)
         updateStatus(now: now, into: &out, force: true)
         return out.actions
     }
@@ -121,6 +128,7 @@ package struct AlertEngine: Sendable {
         evaluatePremiums(involving: nil, now: now, into: &out)
         checkSilence(now: now, into: &out)
         for source in ipoOfferings.keys.sorted() { evaluateIPO(source: source, now: now, into: &out) }
+        advanceHistory(now: now, into: &out)
         processSilences(now: now, into: &out)
         updateStatus(now: now, into: &out)
         return out.actions
@@ -128,7 +136,8 @@ package struct AlertEngine: Sendable {
 
     /// The earliest instant at which `advance` could change something, if any.
     package func nextDeadline(after now: Date) -> Date? {
-        [premiumDeadline(), silenceDeadline(), ipoWake, fxDeadline(), gate.nextExpiry, silenceEndDeadline(after: now)].compactMap { $0 }.min()
+        [premiumDeadline(), silenceDeadline(), ipoWake, fxDeadline(), gate.nextExpiry, silenceEndDeadline(after: now), historyDeadline()]
+            .compactMap { $0 }.min()
     }
 
     /// Whether every source has answered once (or was declared down): `/readyz`, `STATUS=`.

@@ -20,6 +20,10 @@ package struct Publication: Sendable, Equatable {
     package var silenced: [SilencedEvent] = []
     /// Silences whose end was handled (the publisher records it, so a restart does not handle it again).
     package var endedSilences: [String] = []
+    /// v2 premium history: closed slots to write, and the instant before which stored samples are deleted
+    /// (`history.retention`), in the same transaction as the rest.
+    package var history: [HistorySample] = []
+    package var pruneHistoryBefore: Date?
 
     package init(states: [StateRecord] = [], deletedKeys: [String] = [], events: [AlertEvent] = []) {
         self.states = states
@@ -27,7 +31,8 @@ package struct Publication: Sendable, Equatable {
         self.events = events
     }
 
-    package var isEmpty: Bool { states.isEmpty && deletedKeys.isEmpty && events.isEmpty && silenced.isEmpty && endedSilences.isEmpty }
+    package var isEmpty: Bool { states.isEmpty && deletedKeys.isEmpty && events.isEmpty && silenced.isEmpty && endedSilences.isEmpty
+            && history.isEmpty && pruneHistoryBefore == nil }
 
     package mutating func append(_ other: Publication) {
         states += other.states
@@ -35,6 +40,8 @@ package struct Publication: Sendable, Equatable {
         events += other.events
         silenced += other.silenced
         endedSilences += other.endedSilences
+        history += other.history
+        pruneHistoryBefore = [pruneHistoryBefore, other.pruneHistoryBefore].compactMap { $0 }.max()
     }
 }
 

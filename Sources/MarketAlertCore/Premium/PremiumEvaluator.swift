@@ -33,6 +33,9 @@ package struct PremiumEvaluator: Sendable {
     /// machines see no value (nothing fires or resolves on it).
     package private(set) var implausible: [String: PremiumObservation] = [:]
 
+    /// Premium history: min / max / last pct per slot and the context rings (`History/PremiumHistory.swift`).
+    package var history = PremiumHistory()
+
     package init(states: [String: LeveledAlertStateMachine] = [:]) { detachedStates = states }
 
     /// Every key's alert state (built on each call: use `state(forKey:)` for one key).
@@ -102,6 +105,7 @@ package struct PremiumEvaluator: Sendable {
                 } else if !implausible.isEmpty {
                     implausible[plan.keys[slot]] = nil
                 }
+                if let pct { history.observe(plan.keys[slot], pct: pct, now: now) }
                 var state = slotStates[slot] ?? LeveledAlertStateMachine()
                 let before = state.phase
                 let action = state.observe(pct, now: now, policy: plan.rules[ruleIndex].policy)

@@ -16,6 +16,8 @@ package struct APIBackend: Sendable {
     package var version: String
     package var logger: Logger
     package var makeID: @Sendable () -> String
+    /// Premium history for `/api/v1/history` and the status page's sparklines (nil: none).
+    package var history: (any HistoryStore)?
 
     package init(
         loop: EngineLoop, inbox: EngineInbox, liveness: EngineLiveness, clock: any DaemonClock, silences: (any SilenceStore)?,

@@ -30,6 +30,9 @@ struct APIResponder: HTTPResponder {
         case "/api/v1/alerts":
             if let refused = only(.get, request) { return refused }
             return await alerts()
+        case "/api/v1/history":
+            if let refused = only(.get, request) { return refused }
+            return await history(request)
         case "/":
             if let refused = only(.get, request) { return refused }
             return await page()
@@ -109,7 +112,7 @@ struct APIResponder: HTTPResponder {
         let silences = (try? await backend.silences?.silences(now: now)) ?? []
         let html = StatusPage.render(
             view, silences: silences, displayTimeZones: await backend.loop.snapshot { $0.settings.displayTimeZones },
-            version: backend.version, startedAt: backend.startedAt, listen: backend.access.listen)
+            version: backend.version, startedAt: backend.startedAt, listen: backend.access.listen, sparklines: await sparklines(now: now))
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"

@@ -6,7 +6,8 @@ import MarketAlertCore
 /// screens. Rows carry `data-*` attributes (keys, states) so tests can read the rendered DOM.
 enum StatusPage {
     static func render(
-        _ view: EngineStatus, silences: [Silence], displayTimeZones: [String], version: String, startedAt: Date, listen: String?
+        _ view: EngineStatus, silences: [Silence], displayTimeZones: [String], version: String, startedAt: Date, listen: String?,
+        sparklines: [String: String] = [:]
     ) -> String {
         let zones = displayTimeZones.compactMap(TimeZone.init(identifier:))
         let clock = PageClock(now: view.at, zones: zones.isEmpty ? [.gmt] : zones)
@@ -22,7 +23,7 @@ enum StatusPage {
             """)
         header(html, view, version: version, startedAt: startedAt, listen: listen, clock: clock)
         html.raw("<main>")
-        premium(html, view.premium)
+        premium(html, view.premium, sparklines: sparklines)
         alerts(html, view.alerts, clock: clock)
         silenceSection(html, silences, now: view.at, clock: clock)
         sources(html, view.sources, clock: clock)
@@ -45,19 +46,22 @@ enum StatusPage {
         html.raw("</p></header>")
     }
 
-    private static func premium(_ html: HTMLBuffer, _ rows: [PremiumStatus]) {
+    private static func premium(_ html: HTMLBuffer, _ rows: [PremiumStatus], sparklines: [String: String]) {
         html.section("premium", "Premiums", count: rows.count)
         guard !rows.isEmpty else { return html.empty("No premium rules configured.") }
-        html.table(["Rule", "Asset", "Premium", "High", "Low", "Level"])
+        html.table(["Rule", "Asset", "Premium", "Last 24 h", "High", "Low", "Level"])
         for row in rows {
             let state = row.firingSeverity.map { "firing-\($0.rawValue)" } ?? (row.pending ? "pending" : "ok")
             html.raw("<tr data-key=\"\(HTML.escape(PremiumEvents.key(rule: row.rule, asset: row.asset)))\" data-state=\"\(state)\" class=\"\(state)\">")
             html.cell("Rule", row.rule).cell("Asset", row.asset)
             if let observation = row.observation {
                 html.cell("Premium", NumberText.percent(observation.pct) + "%", numeric: true)
+                sparkline(html, sparklines[PremiumEvents.key(rule: row.rule, asset: row.asset)])
                 html.cell("High", side(observation.high)).cell("Low", side(observation.low))
             } else {
-                html.cell("Premium", "–", numeric: true).cell("High", "–").cell("Low", "–")
+                html.cell("Premium", "–", numeric: true)
+                sparkline(html, sparklines[PremiumEvents.key(rule: row.rule, asset: row.asset)])
+                html.cell("High", "–").cell("Low", "–")
             }
             let level = row.firingSeverity.map { "\($0.rawValue) (≥ \(NumberText.threshold(row.levels[row.firingLevel ?? 0].pct))%)" }
                 ?? (row.pending ? "pending" : "–")
@@ -65,6 +69,12 @@ enum StatusPage {
             html.raw("</tr>")
         }
         html.endTable()
+    }
+
+    /// The 24 h sparkline cell (inline SVG from `HistoryChart`), or a dash without history.
+    private static func sparkline(_ html: HTMLBuffer, _ svg: String?) {
+        guard let svg, !svg.isEmpty else { html.cell("Last 24 h", "–"); return }
+        html.raw("<td data-label=\"Last 24 h\" class=\"spark\">\(svg)</td>")
     }
 
     private static func side(_ priced: PricedQuote) -> String {
@@ -179,6 +189,7 @@ enum StatusPage {
         th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
         th{background:var(--head);font-weight:600;white-space:nowrap}
         td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+        td.spark svg{display:block;max-width:100%;height:auto;color:#1565c0}
         tr.firing-notice td:first-child{box-shadow:inset 3px 0 var(--notice)}
         tr.firing-warning td:first-child{box-shadow:inset 3px 0 var(--warning)}
         tr.firing-critical td:first-child{box-shadow:inset 3px 0 var(--critical)}

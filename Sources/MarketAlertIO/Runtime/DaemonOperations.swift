@@ -23,9 +23,10 @@ package enum DaemonOperations {
         await runtime.loop.attach(EngineLoopObservers([liveness, metrics]))
         await runtime.publisher.attach(DaemonPublicationHooks(metrics: metrics, silences: store, logger: logger))
         await restoreSilences(into: runtime.inbox, store: store, now: clock.now(), logger: logger)
-        let backend = APIBackend(
+        var backend = APIBackend(
             loop: runtime.loop, inbox: runtime.inbox, liveness: liveness, clock: clock, silences: store, metrics: metrics,
             access: APIAccess(), startedAt: clock.now(), logger: logger)
+        backend.history = store
         return HTTPServerService(
             settings: settings.http, backend: backend, secrets: secrets, logger: logger, onListening: { lifecycle.listening($0) })
     }

@@ -23,7 +23,7 @@ package final class DaemonRuntime: Service, Sendable {
         lifecycle: any LifecycleObserver = NoLifecycleObserver(), logger: Logger,
         makeID: @escaping @Sendable () -> String = EventID.make, startupEvents: [AlertEvent] = []
     ) async -> DaemonRuntime {
-        let restored = await StateRestore.load(from: store, logger: logger)
+        let restored = await StateRestore.load(from: store, settings: settings, now: clock.now(), logger: logger)
         let engine = AlertEngine(settings: settings, restored: restored.states, now: clock.now(), makeID: makeID)
         let publisher = AlertPublisher(store: store, sinks: sinks, clock: clock, logger: logger)
         await publisher.publish(restored.legacy)

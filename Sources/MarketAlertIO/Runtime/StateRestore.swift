@@ -17,7 +17,7 @@ enum StateRestore {
         var pending: [AlertEvent]?
     }
 
-    static func load(from store: (any AlertStore)?, logger: Logger) async -> Loaded {
+    static func load(from store: (any AlertStore)?, settings: Settings? = nil, now: Date = Date(), logger: Logger) async -> Loaded {
         var loaded = Loaded()
         guard let store else { return loaded }
         do {
@@ -35,6 +35,7 @@ enum StateRestore {
         } catch {
             logger.error("state store: cannot load alert states; starting without them: \(error)")
         }
+        if let settings { await loadHistory(from: store, settings: settings, now: now, into: &loaded, logger: logger) }
         return loaded
     }
 

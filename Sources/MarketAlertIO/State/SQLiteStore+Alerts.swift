@@ -20,7 +20,10 @@ extension SQLiteStore: AlertStore {
         let states = publication.states
         let deleted = publication.deletedKeys
         let at = now.timeIntervalSince1970
+        let history = publication.history
+        let pruneBefore = publication.pruneHistoryBefore
         try await writer.write { db in
+            try Self.writeHistory(history, pruneBefore: pruneBefore, db)
             for record in states {
                 try db.execute(
                     sql: """

@@ -32,6 +32,12 @@ package final class SQLiteStore: Sendable {
         try Self.migrator.migrate(queue)
     }
 
+    /// An already opened database, not migrated (`openReadOnly` for `marketalertd history`).
+    init(reader: any DatabaseWriter, path: String?) {
+        self.writer = reader
+        self.path = path
+    }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
@@ -70,6 +76,7 @@ package final class SQLiteStore: Sendable {
             }
         }
         migrator.registerMigration("v4-silences", migrate: migrateSilences)
+        migrator.registerMigration("v5-premium-history", migrate: migrateHistory)
         return migrator
     }
 }

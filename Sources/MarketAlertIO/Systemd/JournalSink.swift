@@ -51,12 +51,14 @@ package struct JournalSink: AlertSink {
     /// - ipo     `6bc1814792584f00aa8981a40c37b76f`
     /// - fx      `6a425361a92245018b5bab90882b06b5`
     /// - source  `ecfaf15ac424413cb911e658820f3ed2`
+    /// - digest  `3f0c2d9a8e6b4b17a4c5d2e19b7f6a30`
     package static func messageID(for kind: AlertKind) -> String {
         switch kind {
         case .premium: "542effa5e0004aba93927cd2fcdedcd7"
         case .ipo: "6bc1814792584f00aa8981a40c37b76f"
         case .fx: "6a425361a92245018b5bab90882b06b5"
         case .source: "ecfaf15ac424413cb911e658820f3ed2"
+        case .digest: "3f0c2d9a8e6b4b17a4c5d2e19b7f6a30"
         }
     }
 
@@ -87,6 +89,8 @@ package struct JournalSink: AlertSink {
         if let ipo = event.ipo { fields += ipoFields(ipo) }
         if let fx = event.fx { fields += fxFields(fx) }
         if let source = event.source { fields += sourceFields(source) }
+        if let context = event.premium?.context { fields.append(("MARKETALERT_CONTEXT_PERCENTILE", number(context.percentile))) }
+        if let digest = event.digest { fields.append(("MARKETALERT_DIGEST_DAY", digest.day)) }
         if let json = try? event.jsonLine() { fields.append(("MARKETALERT_EVENT_JSON", json)) }
         return fields
     }

@@ -53,7 +53,10 @@ package enum WebhookBody {
 
     /// The human text of a chat message: severity, key and status, the summary, and the time in UTC.
     package static func text(for event: AlertEvent) -> String {
-        "[\(event.severity.rawValue.uppercased())] \(event.key) \(event.status)\n\(event.summary)\n\(Timestamp.rfc3339(event.at))"
+        if let digest = event.digest {  // compact: one line per rule and asset, one per open IPO window
+            return ([event.summary] + DigestEvents.lines(digest) + [Timestamp.rfc3339(event.at)]).joined(separator: "\n")
+        }
+        return "[\(event.severity.rawValue.uppercased())] \(event.key) \(event.status)\n\(event.summary)\n\(Timestamp.rfc3339(event.at))"
     }
 
     /// At most `limit` UTF-16 units (how Discord and Telegram count), cut at a character boundary with "…".

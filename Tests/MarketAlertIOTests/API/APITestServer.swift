@@ -28,14 +28,17 @@ final class APITestServer: Sendable {
 
     init(
         runtime: DaemonRuntime, clock: any DaemonClock, liveness: EngineLiveness, metrics: DaemonMetrics,
-        http: HTTPSettings = HTTPSettings(host: "127.0.0.1", port: 0), silences: (any SilenceStore)? = nil, environment: [String: String] = [:]
+        http: HTTPSettings = HTTPSettings(host: "127.0.0.1", port: 0), silences: (any SilenceStore)? = nil, environment: [String: String] = [:],
+        history: (any HistoryStore)? = nil
     ) async throws {
         let logger = Self.logger
         self.liveness = liveness
         self.metrics = metrics
-        backend = APIBackend(
+        var backend = APIBackend(
             loop: runtime.loop, inbox: runtime.inbox, liveness: liveness, clock: clock, silences: silences, metrics: metrics,
             access: APIAccess(), startedAt: clock.now(), logger: logger)
+        backend.history = history
+        self.backend = backend
         let bound = bound
         service = HTTPServerService(
             settings: http, backend: backend, secrets: SecretResolver(environment: environment), logger: logger,

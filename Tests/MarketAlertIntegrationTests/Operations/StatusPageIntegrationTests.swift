@@ -15,6 +15,9 @@ struct StatusPageIntegrationTests {
           notify: [opens, last_day]
         http:
           listen: "127.0.0.1:0"
+        history:
+          resolution: 1s
+          retention: 1d
         """
 
     @Test func thePageShowsTheDaemonsStateAndFitsDesktopAndPhone() async throws {
@@ -38,6 +41,7 @@ struct StatusPageIntegrationTests {
         try await daemon.waitForEvent("the IPO opening") { $0.kind == .ipo }
         let silence = try await api.silence(#"{"matchers":{"key":"premium/kimchi/*"},"duration":"2h","comment":"upbit wallet maintenance"}"#, token: nil)
         try await daemon.waitUntil("ready") { try await api.get("/readyz").status == 200 }
+        try await daemon.waitUntil("history samples") { try await api.get("/api/v1/history?rule=global&asset=BTC").text.contains("max_pct") }
 
         // The HTML itself: one document, nothing external, no script.
         let page = try await api.get("/")
@@ -71,6 +75,7 @@ struct StatusPageIntegrationTests {
             "泰宗 (初上市)",
             #"data-state="upcoming""#,
             "建舜電",
+            #"<td data-label="Last 24 h" class="spark"><svg class="spark""#,  // the 24 h sparkline, inline SVG
         ] {
             #expect(dom.contains(fragment), "missing \(fragment)")
         }
