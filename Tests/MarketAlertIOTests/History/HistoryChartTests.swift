@@ -65,3 +65,41 @@ import Testing
         #expect(HistoryChart.sparkline([], count: 96).isEmpty)
     }
 }
+
+/// `marketalertd history` end to end below the argument parser: a real SQLite file in `state_dir`, opened
+/// read-only beside the writer, the day tables, the chart file, and the errors naming the rule or asset.
+@Suite struct HistoryCommandTests {
+    @Test func theCommandReadsTheStoreAndWritesThePlot() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("history-cli-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var settings = try ConfigLoader.parse(yaml: """
+            state_dir: \(dir)
+            display_time_zones: [UTC, Asia/Seoul]
+            exchanges: { upbit: {}, binance: {} }
+            fx: { providers: [{ name: dunamu }] }
+            premium:
+              rules:
+                - { name: kimchi, assets: [BTC], exchanges: [upbit, binance], quotes: [KRW, USDT], levels: [{ pct: 3, severity: warning }, { pct: 5, severity: critical }], clear_pct: 2.5 }
+            history: { resolution: 1m }
+            """).settings
+        let writer = try SQLiteStore(directory: dir)
+        var publication = Publication()
+        publication.history = HistoryChartTests.samples()
+        try await writer.commit(publication, at: HistoryChartTests.t0)
+        let now = HistoryChartTests.t0 + 7200
+        let plot = dir + "/chart.svg"
+        let report = try await HistoryReport.run(
+            settings: settings, rule: "kimchi", asset: "btc", since: .seconds(86_400), plot: plot, now: now, environment: [:])
+        #expect(report.hasPrefix("premium/kimchi/BTC: 120 samples"), "\(report)")
+        #expect(report.contains("Day (UTC)") && report.contains("Day (Asia/Seoul)") && report.contains("chart written to \(plot)"))
+        let svg = try SVGDocument(String(contentsOfFile: plot, encoding: .utf8))
+        #expect(svg.all("line", class: "level").compactMap { $0["data-pct"] } == ["3", "5"])
+        await #expect(throws: HistoryReport.Problem.self) {
+            try await HistoryReport.run(settings: settings, rule: "kimchi", asset: "DOGE", since: .seconds(60), plot: nil, now: now, environment: [:])
+        }
+        settings.stateDirectory = dir + "/nowhere"
+        await #expect(throws: HistoryReport.Problem.self) {
+            try await HistoryReport.run(settings: settings, rule: "kimchi", asset: "BTC", since: .seconds(60), plot: nil, now: now, environment: [:])
+        }
+    }
+}
