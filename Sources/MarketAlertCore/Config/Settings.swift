@@ -14,6 +14,8 @@ package struct Settings: Sendable, Equatable {
     package var sourceAlerts = SourceAlertSettings()
     /// v2 `http:` (nil: no HTTP server).
     package var http: HTTPSettings?
+    /// v2 `ha:` (nil: one instance on SQLite).
+    package var ha: HASettings?
 
     package init() {}
 
