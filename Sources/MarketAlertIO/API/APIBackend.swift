@@ -16,6 +16,8 @@ package struct APIBackend: Sendable {
     package var version: String
     package var logger: Logger
     package var makeID: @Sendable () -> String
+    /// `single`, or this instance's place in its HA group.
+    package var ha = HARole.single
 
     package init(
         loop: EngineLoop, inbox: EngineInbox, liveness: EngineLiveness, clock: any DaemonClock, silences: (any SilenceStore)?,

@@ -75,8 +75,9 @@ struct APIResponder: HTTPResponder {
 
     private func readyz() async -> Response {
         let view = await backend.loop.snapshot { (settled: $0.isSettled, awaiting: $0.awaitedSources) }
-        if view.settled { return Self.json(APIDocuments.Health(status: "ready", role: "single")) }
-        return Self.json(APIDocuments.Health(status: "waiting", awaiting: view.awaiting, role: "single"), status: .serviceUnavailable)
+        let role = backend.ha.role.rawValue
+        if view.settled { return Self.json(APIDocuments.Health(status: "ready", role: role)) }
+        return Self.json(APIDocuments.Health(status: "waiting", awaiting: view.awaiting, role: role), status: .serviceUnavailable)
     }
 
     // MARK: Reads
@@ -94,7 +95,9 @@ struct APIResponder: HTTPResponder {
     private func status() async -> Response {
         let now = backend.clock.now()
         let view = await backend.status(now: now)
-        return Self.json(APIDocuments.status(view, version: backend.version, startedAt: backend.startedAt, listen: backend.access.listen))
+        var document = APIDocuments.status(view, version: backend.version, startedAt: backend.startedAt, listen: backend.access.listen)
+        document.role = backend.ha.role.rawValue
+        return Self.json(document)
     }
 
     private func alerts() async -> Response {

@@ -21,11 +21,14 @@ package final class DaemonRuntime: Service, Sendable {
     package static func make(
         settings: Settings, store: (any AlertStore)?, sinks: [any AlertSink], factory: ProducerFactory, clock: any DaemonClock,
         lifecycle: any LifecycleObserver = NoLifecycleObserver(), logger: Logger,
-        makeID: @escaping @Sendable () -> String = EventID.make, startupEvents: [AlertEvent] = []
+        makeID: @escaping @Sendable () -> String = EventID.make, startupEvents: [AlertEvent] = [],
+        haCommitFailed: (@Sendable (any Error) -> Void)? = nil
     ) async -> DaemonRuntime {
         let restored = await StateRestore.load(from: store, logger: logger)
         let engine = AlertEngine(settings: settings, restored: restored.states, now: clock.now(), makeID: makeID)
         let publisher = AlertPublisher(store: store, sinks: sinks, clock: clock, logger: logger)
+        // HA: a standby until the lease keeper's takeover (`EngineInbox.takeover`).
+        if let haCommitFailed { await publisher.enableHA(onCommitFailed: haCommitFailed) }
         await publisher.publish(restored.legacy)
         await publisher.publish(Publication(events: startupEvents))
         return DaemonRuntime(settings: settings, engine: engine, publisher: publisher, factory: factory, clock: clock, lifecycle: lifecycle, logger: logger)
