@@ -22,7 +22,8 @@ package enum DaemonOperations {
         let liveness = EngineLiveness(stuckAfter: stuckAfter(lifecycle))
         await runtime.loop.attach(EngineLoopObservers([liveness, metrics]))
         await runtime.publisher.attach(DaemonPublicationHooks(metrics: metrics, silences: store, logger: logger))
-        await restoreSilences(into: runtime.inbox, store: store, now: clock.now(), logger: logger)
+        // HA: the takeover restores them (the schema may not exist before the migrations).
+        if ha.instance == nil { await restoreSilences(into: runtime.inbox, store: store, now: clock.now(), logger: logger) }
         var backend = APIBackend(
             loop: runtime.loop, inbox: runtime.inbox, liveness: liveness, clock: clock, silences: store, metrics: metrics,
             access: APIAccess(), startedAt: clock.now(), logger: logger)

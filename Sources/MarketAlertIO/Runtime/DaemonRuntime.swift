@@ -24,7 +24,8 @@ package final class DaemonRuntime: Service, Sendable {
         makeID: @escaping @Sendable () -> String = EventID.make, startupEvents: [AlertEvent] = [],
         haCommitFailed: (@Sendable (any Error) -> Void)? = nil
     ) async -> DaemonRuntime {
-        let restored = await StateRestore.load(from: store, logger: logger)
+        // HA: nothing to restore before the takeover, which adopts the stored states (after the migrations).
+        let restored = haCommitFailed == nil ? await StateRestore.load(from: store, logger: logger) : StateRestore.Loaded()
         let engine = AlertEngine(settings: settings, restored: restored.states, now: clock.now(), makeID: makeID)
         let publisher = AlertPublisher(store: store, sinks: sinks, clock: clock, logger: logger)
         // HA: a standby until the lease keeper's takeover (`EngineInbox.takeover`).
