@@ -149,6 +149,8 @@ struct APIResponder: HTTPResponder {
             do {
                 try await store.insertSilence(silence)
                 try await backend.pushSilences(now: now)
+            } catch is HAWriteRefused {
+                return Self.notLeader()
             } catch {
                 backend.logger.error("state store: cannot save a silence: \(error)")
                 return Self.json(APIDocuments.Problem(error: "the silence could not be saved"), status: .internalServerError)
@@ -170,6 +172,8 @@ struct APIResponder: HTTPResponder {
                 return Self.json(APIDocuments.Problem(error: "no silence with id \(id.prefix(100))", field: "id"), status: .notFound)
             }
             try await backend.pushSilences(now: now)
+        } catch is HAWriteRefused {
+            return Self.notLeader()
         } catch {
             backend.logger.error("state store: cannot expire a silence: \(error)")
             return Self.json(APIDocuments.Problem(error: "the silence could not be expired"), status: .internalServerError)
@@ -211,6 +215,11 @@ struct APIResponder: HTTPResponder {
             status: .methodNotAllowed)
         response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
         return response
+    }
+
+    /// HA: silences are changed on the leader (a standby's store is fenced).
+    static func notLeader() -> Response {
+        json(APIDocuments.Problem(error: "this instance is a standby in an HA group: change silences on the leader"), status: .serviceUnavailable)
     }
 
     static func noStore() -> Response {

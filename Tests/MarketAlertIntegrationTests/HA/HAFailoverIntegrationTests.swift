@@ -30,6 +30,10 @@ struct HAFailoverIntegrationTests {
             return ready.status == 200 && ready.json["role"] as? String == "standby"
         }
         #expect(try await apiB.get("/api/v1/status").json["role"] as? String == "standby")
+        // Silences are changed on the leader; a standby says so.
+        let silence = #"{"matchers":{"key":"fx/*"},"duration":"1h","comment":"maintenance","created_by":"it"}"#
+        let refused = try await apiB.request(.POST, "/api/v1/silences", json: silence)
+        #expect(refused.status == 503 && refused.text.contains("standby"), "\(refused.status) \(refused.text)")
         #expect(try await apiA.metrics().value("marketalertd_ha_leader", ["instance": "a"]) == 1)
         #expect(try await apiB.metrics().value("marketalertd_ha_leader", ["instance": "b"]) == 0)
 
