@@ -53,20 +53,9 @@ struct HAPair {
         return (first, second)
     }
 
-    /// Every notification both instances printed and the receiver accepted: none twice, by id.
-    func checkNoneTwice(_ daemons: [DaemonProcess]) -> (printed: [AlertEvent], accepted: [String]) {
-        let printed = daemons.flatMap(\.events)
-        return (printed, receiver.acceptedIDs)
-    }
-
     func cleanUp() async {
         a.cleanUp()
         b.cleanUp()
         await postgres.destroy()
     }
-}
-
-extension DaemonProcess {
-    /// Lines on stderr that say this instance started to lead.
-    var leadCount: Int { stderrLines.filter { $0.contains("this instance leads now") }.count }
 }
