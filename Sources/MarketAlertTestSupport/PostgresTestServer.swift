@@ -112,6 +112,7 @@ package enum SharedPostgres {
             guard let data = SharedPostgres.dataDirectory.withLock({ $0 }) else { return }
             let stop = [PostgresTestServer.binDirectory + "/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"]
             _ = CommandRunner.runBlocking(getuid() == 0 ? ["runuser", "-u", "postgres", "--"] + stop : stop)
+            try? FileManager.default.removeItem(atPath: (data as NSString).deletingLastPathComponent)
         }
         return server
     }
