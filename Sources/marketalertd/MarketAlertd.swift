@@ -58,11 +58,15 @@ struct CheckConfig: AsyncParsableCommand {
 
     @OptionGroup var options: ConfigOption
 
+    @Flag(name: .customLong("connect"), help: "Also connect to the HA database (ha:): report its schema version and the lease holder.")
+    var connect = false
+
     func run() async throws {
+        let settings: Settings
         do throws(ConfigError) {
             let loaded = try ConfigLoader.load(path: options.config)
             for warning in loaded.warnings { FileHandle.standardError.write(Data("\(options.config): \(warning)\n".utf8)) }
-            let settings = loaded.settings
+            settings = loaded.settings
             for warning in SecretChecks.warnings(settings, secrets: SecretResolver()) {
                 FileHandle.standardError.write(Data("\(options.config): warning: \(warning)\n".utf8))
             }
@@ -74,6 +78,12 @@ struct CheckConfig: AsyncParsableCommand {
             FileHandle.standardError.write(Data("\(error.issues.count) problem(s) found\n".utf8))
             throw ExitCode(1)
         }
+        guard connect else { return }
+        let report = await HAConnectionCheck.run(settings, secrets: SecretResolver())
+        for line in report.lines {
+            if report.ok { print(line) } else { FileHandle.standardError.write(Data("\(options.config): \(line)\n".utf8)) }
+        }
+        if !report.ok { throw ExitCode(1) }
     }
 }
 

@@ -44,3 +44,29 @@ ensure_swift() {
     echo "deps: swift (6.1 or newer) is not installed; see https://www.swift.org/install/linux/" >&2
     return 1
 }
+
+# PostgreSQL for the HA tests: Debian's server binaries only. The tests make their own private clusters
+# (initdb in /tmp/marketalertd-pg-*, loopback, a free port); the package's default cluster is stopped so
+# nothing else listens, and `sweep_test_postgres` stops any private cluster a killed test left running.
+ensure_test_postgres() {
+    ensure_debian_packages postgresql
+    if command -v pg_lsclusters >/dev/null; then
+        pg_lsclusters --no-header 2>/dev/null | while read -r version cluster _ status _; do
+            [[ $status == online ]] && as_root pg_ctlcluster "$version" "$cluster" stop || true
+        done
+    fi
+}
+
+sweep_test_postgres() {
+    local pidfile data
+    for pidfile in /tmp/marketalertd-pg-*/data/postmaster.pid; do
+        [[ -f $pidfile ]] || continue
+        data=$(dirname "$pidfile")
+        echo "test: stopping a leftover PostgreSQL test cluster in $data" >&2
+        local ctl
+        ctl=$(ls /usr/lib/postgresql/*/bin/pg_ctl 2>/dev/null | tail -1)
+        if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
+        else "$ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true; fi
+    done
+    rm -rf /tmp/marketalertd-pg-* 2>/dev/null || true
+}

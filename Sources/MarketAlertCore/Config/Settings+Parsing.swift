@@ -46,6 +46,7 @@ extension Settings {
         if let table = root.table("source_alerts") { sourceAlerts.read(table); table.finish() }
         if let table = root.table("http") { http = HTTPSettings.read(table); table.finish() }
         readHistory(root)
+        if let table = root.table("ha") { ha = HASettings.read(table); table.finish() }
     }
 
     private mutating func readExchanges(_ table: ConfigTable, catalog: ExchangeCatalog) {

@@ -17,6 +17,8 @@ package struct Settings: Sendable, Equatable {
     /// v2 `history:` (nil: no samples, no `premium.context`) and `digest:` (nil: no daily digest).
     package var history: HistorySettings?
     package var digest: DigestSettings?
+    /// v2 `ha:` (nil: one instance on SQLite).
+    package var ha: HASettings?
 
     package init() {}
 

@@ -18,6 +18,8 @@ package struct APIBackend: Sendable {
     package var makeID: @Sendable () -> String
     /// Premium history for `/api/v1/history` and the status page's sparklines (nil: none).
     package var history: (any HistoryStore)?
+    /// `single`, or this instance's place in its HA group.
+    package var ha = HARole.single
 
     package init(
         loop: EngineLoop, inbox: EngineInbox, liveness: EngineLiveness, clock: any DaemonClock, silences: (any SilenceStore)?,

@@ -78,8 +78,9 @@ struct APIResponder: HTTPResponder {
 
     private func readyz() async -> Response {
         let view = await backend.loop.snapshot { (settled: $0.isSettled, awaiting: $0.awaitedSources) }
-        if view.settled { return Self.json(APIDocuments.Health(status: "ready", role: "single")) }
-        return Self.json(APIDocuments.Health(status: "waiting", awaiting: view.awaiting, role: "single"), status: .serviceUnavailable)
+        let role = backend.ha.role.rawValue
+        if view.settled { return Self.json(APIDocuments.Health(status: "ready", role: role)) }
+        return Self.json(APIDocuments.Health(status: "waiting", awaiting: view.awaiting, role: role), status: .serviceUnavailable)
     }
 
     // MARK: Reads
@@ -97,7 +98,9 @@ struct APIResponder: HTTPResponder {
     private func status() async -> Response {
         let now = backend.clock.now()
         let view = await backend.status(now: now)
-        return Self.json(APIDocuments.status(view, version: backend.version, startedAt: backend.startedAt, listen: backend.access.listen))
+        var document = APIDocuments.status(view, version: backend.version, startedAt: backend.startedAt, listen: backend.access.listen)
+        document.role = backend.ha.role.rawValue
+        return Self.json(document)
     }
 
     private func alerts() async -> Response {
@@ -149,6 +152,8 @@ struct APIResponder: HTTPResponder {
             do {
                 try await store.insertSilence(silence)
                 try await backend.pushSilences(now: now)
+            } catch is HAWriteRefused {
+                return Self.notLeader()
             } catch {
                 backend.logger.error("state store: cannot save a silence: \(error)")
                 return Self.json(APIDocuments.Problem(error: "the silence could not be saved"), status: .internalServerError)
@@ -170,6 +175,8 @@ struct APIResponder: HTTPResponder {
                 return Self.json(APIDocuments.Problem(error: "no silence with id \(id.prefix(100))", field: "id"), status: .notFound)
             }
             try await backend.pushSilences(now: now)
+        } catch is HAWriteRefused {
+            return Self.notLeader()
         } catch {
             backend.logger.error("state store: cannot expire a silence: \(error)")
             return Self.json(APIDocuments.Problem(error: "the silence could not be expired"), status: .internalServerError)
@@ -211,6 +218,11 @@ struct APIResponder: HTTPResponder {
             status: .methodNotAllowed)
         response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
         return response
+    }
+
+    /// HA: silences are changed on the leader (a standby's store is fenced).
+    static func notLeader() -> Response {
+        json(APIDocuments.Problem(error: "this instance is a standby in an HA group: change silences on the leader"), status: .serviceUnavailable)
     }
 
     static func noStore() -> Response {

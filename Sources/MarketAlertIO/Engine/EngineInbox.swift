@@ -9,6 +9,8 @@ package struct EngineInbox: Sendable {
         case mailbox(ExchangeID)
         /// A deadline the loop scheduled may have fallen due.
         case wake
+        /// HA: this instance leads from here on with `epoch`; the engine adopts the stored states first.
+        case takeover(AlertEngine.Restored, epoch: Int64)
     }
 
     let continuation: AsyncStream<Input>.Continuation
@@ -34,6 +36,11 @@ package struct EngineInbox: Sendable {
 
     /// Inputs accepted so far (with `EngineLoop.handled`, tells tests when the engine has caught up).
     package var sent: Int { counter.value.load(ordering: .relaxed) }
+
+    /// HA: queued behind every input before it, so what the engine decided as a standby is never published.
+    package func takeover(_ restored: AlertEngine.Restored, epoch: Int64) {
+        if case .enqueued = continuation.yield(.takeover(restored, epoch: epoch)) { counter.value.add(1, ordering: .relaxed) }
+    }
 
     func wake() {
         if case .enqueued = continuation.yield(.wake) { counter.value.add(1, ordering: .relaxed) }

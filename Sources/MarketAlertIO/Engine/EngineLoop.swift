@@ -56,6 +56,9 @@ package actor EngineLoop {
             case .mailbox(let exchange):
                 let quotes = inbox.mailbox.take(exchange)
                 if !quotes.isEmpty { await perform(engine.handle(.quotes(exchange, quotes, .update), now: now)) }
+            case .takeover(let restored, let epoch):
+                await publisher.beginLeading(epoch: epoch)
+                await perform(engine.adopt(restored, now: now))
             case .wake:
                 scheduledWake = nil
                 if let due = engine.nextDeadline(after: now), due <= now {

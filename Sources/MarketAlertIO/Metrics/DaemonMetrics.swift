@@ -84,11 +84,12 @@ package final class DaemonMetrics: Sendable {
     /// registry emitted (text format 0.0.4).
     package func scrape(_ backend: APIBackend) async -> [UInt8] {
         let now = backend.clock.now()
-        let view = await backend.loop.snapshot { engine in
+        var view = await backend.loop.snapshot { engine in
             ScrapeView(
                 sources: engine.sourceStatuses(), premium: engine.premiumStatuses(), fx: Array(engine.fxRates.values),
                 webhooks: engine.settings.sinks.webhooks.map(\.name))
         }
+        view.haLeader = backend.ha.leaderGauge
         let outbox = await outboxStats(view.webhooks, now: now)
         return scrapeState.withLock { state in
             state.update(view, outbox: outbox, now: now, registry: registry)
@@ -122,4 +123,6 @@ struct ScrapeView: Sendable {
     var premium: [PremiumStatus]
     var fx: [FXRate]
     var webhooks: [String]
+    /// `marketalertd_ha_leader{instance}` (nil without `ha:`).
+    var haLeader: (instance: String, value: Double)? = nil
 }

@@ -16,6 +16,7 @@ package enum MetricNames {
     package static let webhookOldestPending = "marketalertd_webhook_oldest_pending_seconds"
     package static let fxRateAge = "marketalertd_fx_rate_age_seconds"
     package static let tickToNotification = "marketalertd_tick_to_notification_seconds"
+    package static let haLeader = "marketalertd_ha_leader"
 
     static let help: [String: String] = [
         sourceUp: "1 while the source's last fetch or stream message succeeded, else 0.",
@@ -30,6 +31,7 @@ package enum MetricNames {
         webhookOldestPending: "Age of the oldest undelivered webhook notification (0 when none).",
         fxRateAge: "Age of the FX rate in use.",
         tickToNotification: "From the input's arrival at the engine to the notification handed to the sinks.",
+        haLeader: "1 on the HA group's leader, 0 on a standby (only with ha:).",
     ]
 
     /// REST request durations: 5 ms to 30 s (exchange APIs answer in tens of ms; TWSE and timeouts take seconds).

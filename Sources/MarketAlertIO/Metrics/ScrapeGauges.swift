@@ -30,6 +30,7 @@ struct ScrapeGauges {
             batch.set(MetricNames.webhookPending, [("webhook", webhook.name)], Double(webhook.pending))
             batch.set(MetricNames.webhookOldestPending, [("webhook", webhook.name)], webhook.oldest)
         }
+        if let ha = view.haLeader { batch.set(MetricNames.haLeader, [("instance", ha.instance)], ha.value) }
         apply(batch)
     }
 

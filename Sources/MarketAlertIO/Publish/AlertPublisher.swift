@@ -11,12 +11,15 @@ import MarketAlertCore
 /// the next publication, while the other sinks go on. A restart re-delivers a still-pending event to every
 /// sink: at-least-once with a stable id, never lost.
 package actor AlertPublisher {
-    private let store: (any AlertStore)?
+    let store: (any AlertStore)?
     private let clock: any DaemonClock
-    private let logger: Logger
+    var publicationClock: any DaemonClock { clock }
+    let logger: Logger
     private var sinks: [any AlertSink]
     private var retries = SinkRetryQueue()
     private var hooks: (any PublicationHooks)?
+    /// HA only (nil: a single instance): whether and with which epoch this instance leads (`AlertPublisher+HA`).
+    var ha: PublisherLeadership?
 
     package init(store: (any AlertStore)?, sinks: [any AlertSink], clock: any DaemonClock, logger: Logger) {
         self.store = store
@@ -35,7 +38,10 @@ package actor AlertPublisher {
     /// after a restart is better than a lost notification.
     package func publish(_ publication: Publication) async {
         guard !publication.isEmpty else { return }
-        if let store {
+        if let ha {
+            // HA: a standby publishes nothing; a leader delivers only what a fenced commit saved.
+            guard await commitLeading(publication, ha: ha) else { return }
+        } else if let store {
             do { try await store.commit(publication, at: clock.now()) } catch {
                 let keys = (publication.states.map(\.key) + publication.events.map(\.key)).uniqued().joined(separator: ", ")
                 logger.error("state store: cannot save alert state and notifications (\(keys)): \(error)")
@@ -64,7 +70,7 @@ package actor AlertPublisher {
 
     /// Delivers what a previous run committed but may not have handed to every sink.
     package func redeliverPending() async {
-        guard let store else { return }
+        guard let store, ha?.epoch != nil || ha == nil else { return }
         let pending: [PendingEvent]
         do { pending = try await store.pendingEvents() } catch {
             logger.error("state store: cannot read pending notifications: \(error)")

@@ -32,44 +32,60 @@ package enum Daemon {
             return 1
         }
         let environment = ProcessInfo.processInfo.environment
-        let stateDirectory = resolveStateDirectory(settings, environment: environment)
-        let stateLock: StateDirectoryLock?
-        do throws(StateDirectoryLock.Failure) {
-            stateLock = lockStateDirectory ? try StateDirectoryLock.acquire(directory: stateDirectory) : nil
-        } catch {
-            logger.critical("\(error)")
-            return 1
-        }
+        // With `ha:` the state lives in PostgreSQL (`HAMembership`); without, in SQLite in state_dir, locked.
+        var ha: HAMembership?
+        var stateLock: StateDirectoryLock?
         defer { withExtendedLifetime(stateLock) {} }
-        let store: SQLiteStore
+        let store: any StateStore
         var startupEvents: [AlertEvent] = []
-        do {
-            let opened = try SQLiteStore.openRecovering(directory: stateDirectory, now: clock.now())
-            store = opened.store
-            if let recovery = opened.recovery {
-                logger.critical(
-                    "state store damaged (\(recovery.reason)); kept aside as \(recovery.keptAt) and started afresh: alerts firing before may notify again",
-                    metadata: ["path": "\(store.path ?? stateDirectory)"])
-                startupEvents.append(StateRecoveryEvent.make(recovery, now: clock.now()))
+        if let haSettings = settings.ha {
+            do throws(HAConfigurationError) {
+                let membership = try HAMembership.open(haSettings, secrets: SecretResolver(environment: environment), logger: logger)
+                ha = membership
+                store = membership.store
+                logger.info("HA: member of a group on \(membership.url.redacted) as \(membership.store.instance); standby until it holds the lease")
+            } catch {
+                logger.critical("\(error)")
+                return 1
             }
-        } catch {
-            logger.critical("cannot open the state store in \(stateDirectory): \(error)")
-            return 1
+        } else {
+            let stateDirectory = resolveStateDirectory(settings, environment: environment)
+            do throws(StateDirectoryLock.Failure) {
+                stateLock = lockStateDirectory ? try StateDirectoryLock.acquire(directory: stateDirectory) : nil
+            } catch {
+                logger.critical("\(error)")
+                return 1
+            }
+            do {
+                let opened = try SQLiteStore.openRecovering(directory: stateDirectory, now: clock.now())
+                store = opened.store
+                let path = opened.store.path ?? stateDirectory
+                if let recovery = opened.recovery {
+                    logger.critical(
+                        "state store damaged (\(recovery.reason)); kept aside as \(recovery.keptAt) and started afresh: alerts firing before may notify again",
+                        metadata: ["path": "\(path)"])
+                    startupEvents.append(StateRecoveryEvent.make(recovery, now: clock.now()))
+                }
+                logger.info("state store open", metadata: ["path": "\(path)"])
+            } catch {
+                logger.critical("cannot open the state store in \(stateDirectory): \(error)")
+                return 1
+            }
         }
-        logger.info("state store open", metadata: ["path": "\(store.path ?? stateDirectory)"])
 
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration())
         let webhookClient = WebhookHTTPClient.make()
         let wiring = DaemonWiring(
             client: client, webhookClient: webhookClient, clock: clock, queue: store, secrets: SecretResolver(environment: environment),
             logger: logger, initial: settings)
-        let statusLifecycle = HTTPStatusLifecycle(base: lifecycle)
+        let haLifecycle = ha.map { HAStatusLifecycle(base: lifecycle, role: $0.role) }
+        let statusLifecycle = HTTPStatusLifecycle(base: haLifecycle ?? lifecycle)
         let runtime = await DaemonRuntime.make(
             settings: settings, store: store, sinks: wiring.sinks(for: settings), factory: wiring.producers(), clock: clock,
-            lifecycle: statusLifecycle, logger: logger, startupEvents: startupEvents)
+            lifecycle: statusLifecycle, logger: logger, startupEvents: startupEvents, haCommitFailed: ha?.commitFailedHandler)
         let http = await DaemonOperations.attach(
             to: runtime, settings: settings, store: store, clock: clock, lifecycle: statusLifecycle,
-            secrets: SecretResolver(environment: environment), logger: logger)
+            secrets: SecretResolver(environment: environment), logger: logger, ha: ha?.role ?? .single)
         let reload = ConfigReloadService(path: configPath, lifecycle: lifecycle, logger: logger) { newSettings in
             http.apply(newSettings.http)
             await wiring.reloadWebhooks(newSettings)
@@ -78,6 +94,10 @@ package enum Daemon {
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: reload)]
         if let outbox = wiring.outbox { services.append(.init(service: outbox)) }
+        // Before the runtime: stopped after it, so the lease is released once the last decisions are published.
+        if let ha, let haLifecycle {
+            services.append(.init(service: ha.service(runtime: runtime, outbox: wiring.outbox, clock: clock, lifecycle: haLifecycle, logger: logger)))
+        }
         services.append(.init(service: runtime))
         services.append(.init(service: http))  // last: the first to stop at shutdown
         var configuration = ServiceGroupConfiguration(
@@ -96,6 +116,7 @@ package enum Daemon {
         }
         try? await client.shutdown()
         try? await webhookClient.shutdown()
+        await ha?.store.shutdown()
         return exitCode
     }
 

@@ -14,25 +14,27 @@ package enum DaemonOperations {
 
     /// Attaches to `runtime` and returns the HTTP server service. Call before the runtime runs.
     package static func attach(
-        to runtime: DaemonRuntime, settings: Settings, store: SQLiteStore?, clock: any DaemonClock, lifecycle: HTTPStatusLifecycle,
-        secrets: SecretResolver, logger: Logger
+        to runtime: DaemonRuntime, settings: Settings, store: (any StateStore)?, clock: any DaemonClock, lifecycle: HTTPStatusLifecycle,
+        secrets: SecretResolver, logger: Logger, ha: HARole = .single
     ) async -> HTTPServerService {
         let metrics = DaemonMetrics(webhookQueue: store)
         metrics.bootstrapMetricsSystem()
         let liveness = EngineLiveness(stuckAfter: stuckAfter(lifecycle))
         await runtime.loop.attach(EngineLoopObservers([liveness, metrics]))
         await runtime.publisher.attach(DaemonPublicationHooks(metrics: metrics, silences: store, logger: logger))
-        await restoreSilences(into: runtime.inbox, store: store, now: clock.now(), logger: logger)
+        // HA: the takeover restores them (the schema may not exist before the migrations).
+        if ha.instance == nil { await restoreSilences(into: runtime.inbox, store: store, now: clock.now(), logger: logger) }
         var backend = APIBackend(
             loop: runtime.loop, inbox: runtime.inbox, liveness: liveness, clock: clock, silences: store, metrics: metrics,
             access: APIAccess(), startedAt: clock.now(), logger: logger)
-        backend.history = store
+        backend.ha = ha
+        backend.history = store as? any HistoryStore
         return HTTPServerService(
             settings: settings.http, backend: backend, secrets: secrets, logger: logger, onListening: { lifecycle.listening($0) })
     }
 
     /// The stored silences and firing records, as the engine's first event (queued before any producer's).
-    static func restoreSilences(into inbox: EngineInbox, store: SQLiteStore?, now: Date, logger: Logger) async {
+    package static func restoreSilences(into inbox: EngineInbox, store: (any StateStore)?, now: Date, logger: Logger) async {
         guard let store else { return }
         var silences: [Silence] = []
         var firing: [String: FiringRecord] = [:]

@@ -21,11 +21,16 @@ package final class DaemonRuntime: Service, Sendable {
     package static func make(
         settings: Settings, store: (any AlertStore)?, sinks: [any AlertSink], factory: ProducerFactory, clock: any DaemonClock,
         lifecycle: any LifecycleObserver = NoLifecycleObserver(), logger: Logger,
-        makeID: @escaping @Sendable () -> String = EventID.make, startupEvents: [AlertEvent] = []
+        makeID: @escaping @Sendable () -> String = EventID.make, startupEvents: [AlertEvent] = [],
+        haCommitFailed: (@Sendable (any Error) -> Void)? = nil
     ) async -> DaemonRuntime {
-        let restored = await StateRestore.load(from: store, settings: settings, now: clock.now(), logger: logger)
+        // HA: nothing to restore before the takeover, which adopts the stored states (after the migrations).
+        let restored = haCommitFailed == nil
+            ? await StateRestore.load(from: store, settings: settings, now: clock.now(), logger: logger) : StateRestore.Loaded()
         let engine = AlertEngine(settings: settings, restored: restored.states, now: clock.now(), makeID: makeID)
         let publisher = AlertPublisher(store: store, sinks: sinks, clock: clock, logger: logger)
+        // HA: a standby until the lease keeper's takeover (`EngineInbox.takeover`).
+        if let haCommitFailed { await publisher.enableHA(onCommitFailed: haCommitFailed) }
         await publisher.publish(restored.legacy)
         await publisher.publish(Publication(events: startupEvents))
         return DaemonRuntime(settings: settings, engine: engine, publisher: publisher, factory: factory, clock: clock, lifecycle: lifecycle, logger: logger)

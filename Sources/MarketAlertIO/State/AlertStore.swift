@@ -16,6 +16,9 @@ package protocol AlertStore: Sendable {
     func pendingEvents() async throws -> [PendingEvent]
 }
 
+/// Everything the daemon keeps: `SQLiteStore`, or `PostgresStore` under HA.
+package typealias StateStore = AlertStore & SilenceStore & WebhookQueueStore
+
 /// A committed notification not yet confirmed delivered.
 package struct PendingEvent: Sendable, Equatable {
     package var id: String

@@ -62,6 +62,14 @@ package protocol WebhookQueueStore: Sendable {
     func recordWebhookFailure(seq: Int64, attempts: Int, nextAttemptAt: Date, error: String) async throws
     /// Removes a delivered or dropped notification.
     func deleteWebhookNotification(seq: Int64) async throws
+    /// Called immediately before each POST of row `seq`: under HA a fenced write (throws `HAWriteRefused` when
+    /// this instance no longer leads, so it cannot start a delivery); false when the row is gone.
+    func claimWebhookNotification(seq: Int64) async throws -> Bool
     /// Deletes the expired notifications of webhooks no longer configured; how many went, per webhook.
     func purgeExpiredWebhookNotifications(exceptFor configured: Set<String>, now: Date) async throws -> [String: Int]
+}
+
+extension WebhookQueueStore {
+    /// One process owns the queue (the state directory lock): nothing to claim.
+    package func claimWebhookNotification(seq: Int64) async throws -> Bool { true }
 }

@@ -51,6 +51,19 @@ struct WebhookDeliveryLoop: Sendable {
                 do { try await clock.sleep(until: min(row.nextAttemptAt, expiry)) } catch { return }
                 continue
             }
+            // Under HA a fenced claim: an instance that lost the lease (paused, partitioned) starts no POST.
+            do {
+                guard try await store.claimWebhookNotification(seq: row.seq) else { continue }
+            } catch let refused as HAWriteRefused {
+                // Not (or no longer) the leader: wait for the takeover's wake-up (`WebhookOutbox.wakeAll`).
+                if case .fenced = refused { logger.warning("webhook notification not sent: \(refused)", metadata: ["event_id": "\(row.eventID)"]) }
+                guard await wakeups.next() != nil else { return }
+                continue
+            } catch {
+                logger.warning("webhook notification not sent now: \(error)", metadata: ["webhook": "\(target.name)", "event_id": "\(row.eventID)"])
+                do { try await clock.sleep(for: Self.storeRetryDelay) } catch { return }
+                continue
+            }
             guard control.beginAttempt() else { return }
             let result = await sender.send(row, to: target, attemptAt: now)
             let stopRequested = control.endAttempt()

@@ -154,6 +154,11 @@ package actor WebhookOutbox: AlertSink, Service {
         await purgeRemovedWebhooks()
     }
 
+    /// HA takeover: every loop looks at its queue again (a standby's loops wait for this).
+    package func wakeAll() {
+        for control in controls.values { control.wake() }
+    }
+
     /// Notifications of `webhook` still queued (including the one being attempted).
     package func pendingCount(webhook: String) async throws -> Int {
         try await store.webhookOutboxCount(webhook: webhook)
@@ -179,6 +184,8 @@ package actor WebhookOutbox: AlertSink, Service {
                     "dropped \(count) queued notification(s) of webhook no longer configured: past their max_age",
                     metadata: ["webhook": "\(webhook)"])
             }
+        } catch is HAWriteRefused {
+            // A standby: the leader purges.
         } catch {
             logger.error("cannot purge the webhook outbox: \(error)")
         }

@@ -1,0 +1,32 @@
+import Foundation
+
+extension AlertEngine {
+    /// A takeover in an HA group: the alert state machines become what the previous leader committed (the
+    /// store's), while the live view this standby built (quote book, FX, streams, settle gate, IPO offerings)
+    /// stays; then every rule is evaluated at once, as on a deadline. Transitions that happened while nobody
+    /// led are therefore decided relative to what was last persisted (and notified), and nothing the old
+    /// leader committed is decided again. For each state kind this is what a restart does (source health is
+    /// watched afresh from `now`), only without waiting for the sources to answer again.
+    package mutating func adopt(_ restored: Restored, now: Date) -> [EngineAction] {
+        var out = EngineOutput()
+        premium = PremiumEvaluator(states: restored.premium)
+        _ = premium.retain(settings: settings.premium)
+        var adopted: [String: SourceHealth] = [:]
+        for (key, state) in restored.sources where key.hasPrefix("source/") {
+            adopted[String(key.dropFirst("source/".count))] = state.restarted(at: now)
+        }
+        for name in health.keys where adopted[name] == nil { adopted[name] = SourceHealth(since: now) }
+        health = adopted
+        let liveFX = Set(settings.fx.alerts.map(FXMoveAlerts.key))
+        fxAlerts = restored.fx.filter { liveFX.contains($0.key) }
+        ipoStates = restored.ipo
+        out.log(.notice, "took over: \(restored.premium.count + restored.fx.count + restored.ipo.count + restored.sources.count) alert state(s) adopted from the store; evaluating now")
+        refreshFXSelection(now: now, into: &out)
+        evaluatePremiums(involving: nil, now: now, into: &out)
+        checkSilence(now: now, into: &out)
+        for source in ipoOfferings.keys.sorted() { evaluateIPO(source: source, now: now, into: &out) }
+        processSilences(now: now, into: &out)
+        updateStatus(now: now, into: &out)
+        return out.actions
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+import MarketAlertCore
+import ServiceLifecycle
+import Synchronization
+
+/// This process as a member of an HA group (`ha:`): the PostgreSQL store, its role, and the service that
+/// prepares the database and keeps or seeks the lease (`LeaseKeeper`), doing the takeover when it leads.
+package final class HAMembership: Sendable {
+    package let settings: HASettings
+    package let store: PostgresStore
+    package let role: HARole
+    package let url: PostgresURL
+    private let keeper = Mutex<LeaseKeeper?>(nil)
+
+    private init(settings: HASettings, store: PostgresStore, role: HARole, url: PostgresURL) {
+        self.settings = settings
+        self.store = store
+        self.role = role
+        self.url = url
+    }
+
+    /// Resolves the database URL (a secret: environment or `$CREDENTIALS_DIRECTORY`) and opens the store (no
+    /// connection yet). The error names the secret, never its value.
+    package static func open(_ settings: HASettings, secrets: SecretResolver, logger: Logger) throws(HAConfigurationError) -> HAMembership {
+        let url = try resolveURL(settings, secrets: secrets)
+        let instance = settings.instance ?? HARole.defaultInstanceName()
+        let store: PostgresStore
+        do { store = try PostgresStore(url: url, instance: instance, logger: logger) } catch {
+            throw HAConfigurationError(message: "ha: cannot set up the PostgreSQL client for \(url.redacted): \(error)")
+        }
+        return HAMembership(settings: settings, store: store, role: HARole(instance: instance), url: url)
+    }
+
+    package static func resolveURL(_ settings: HASettings, secrets: SecretResolver) throws(HAConfigurationError) -> PostgresURL {
+        guard let text = secrets.resolve(settings.postgresURLEnv) else {
+            throw HAConfigurationError(
+                message: "ha: the database URL secret \(settings.postgresURLEnv) is not set (environment variable or $CREDENTIALS_DIRECTORY/\(settings.postgresURLEnv))")
+        }
+        do { return try PostgresURL(text) } catch {
+            throw HAConfigurationError(message: "ha: the database URL in \(settings.postgresURLEnv) is not usable: \(error)")
+        }
+    }
+
+    /// For the publisher: a failed commit steps this instance down (the keeper seeks the lease again).
+    package var commitFailedHandler: @Sendable (any Error) -> Void {
+        { [self] _ in
+            guard let current = self.keeper.withLock({ $0 }) else { return }
+            Task { await current.commitFailed() }
+        }
+    }
+
+    /// The ServiceGroup service: migrations (retried with backoff until the database answers), then the lease.
+    package func service(
+        runtime: DaemonRuntime, outbox: WebhookOutbox?, clock: any DaemonClock, lifecycle: HAStatusLifecycle, logger: Logger
+    ) -> HAService {
+        HAService(membership: self, runtime: runtime, outbox: outbox, clock: clock, lifecycle: lifecycle, logger: logger)
+    }
+
+    func install(_ keeper: LeaseKeeper) { self.keeper.withLock { $0 = keeper } }
+}
+
+package struct HAConfigurationError: Error, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
+}
+
+package struct HAService: Service {
+    let membership: HAMembership
+    let runtime: DaemonRuntime
+    let outbox: WebhookOutbox?
+    let clock: any DaemonClock
+    let lifecycle: HAStatusLifecycle
+    let logger: Logger
+
+    package func run() async throws {
+        guard await prepareDatabase() else { return }
+        let keeper = LeaseKeeper(
+            store: membership.store, lease: membership.settings.lease, role: membership.role, clock: clock, logger: logger,
+            callbacks: .init(onLead: { epoch in await takeOver(epoch: epoch) }, onStepDown: { _ in await stepDown() }))
+        membership.install(keeper)
+        await withGracefulShutdownHandler {
+            await keeper.run()
+        } onGracefulShutdown: {
+            Task { await keeper.stop() }
+        }
+    }
+
+    /// Applies the migrations, retrying with backoff (0.5 s doubling to 10 s) while the database is
+    /// unreachable; false when shut down meanwhile.
+    private func prepareDatabase() async -> Bool {
+        var delay = 0.5
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            do {
+                let version = try await membership.store.migrate()
+                logger.info("HA: database ready", metadata: [
+                    "database": "\(membership.url.redacted)", "schema": "\(version)", "instance": "\(membership.store.instance)",
+                    "lease": "\(DurationText.format(membership.settings.lease))",
+                ])
+                return true
+            } catch {
+                logger.error("HA: cannot prepare the database \(membership.url.redacted) (retrying in \(delay) s): \(error)")
+                do { try await clock.sleep(for: .milliseconds(Int64(delay * 1000))) } catch { return false }
+                delay = min(delay * 2, 10)
+            }
+        }
+        return false
+    }
+
+    /// The takeover: adopt what the previous leader committed, then resume its deliveries. False when the
+    /// stored states cannot be read (then it steps down again rather than lead on a guess).
+    private func takeOver(epoch: Int64) async -> Bool {
+        let restored: AlertEngine.Restored
+        do { restored = try await HATakeover.loadStates(membership.store, logger: logger) } catch {
+            logger.error("HA: cannot read the stored alert states to take over: \(error)")
+            return false
+        }
+        await DaemonOperations.restoreSilences(into: runtime.inbox, store: membership.store, now: clock.now(), logger: logger)
+        runtime.inbox.takeover(restored, epoch: epoch)
+        await outbox?.wakeAll()
+        lifecycle.roleChanged()
+        return true
+    }
+
+    private func stepDown() async {
+        await runtime.publisher.stopLeading()
+        lifecycle.roleChanged()
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Logging
+import MarketAlertCore
+
+/// The publisher in an HA group. A standby decides like a leader but publishes nothing: no commit, no sink,
+/// no pending redelivery. A leader delivers only what a fenced commit saved: when the commit fails (the
+/// database unreachable, or the lease lost), nothing is delivered; the instance steps down and, once it (or
+/// another instance) leads again, the takeover adopts the stored states and re-evaluates, so the transition
+/// is decided again relative to what was stored, and notified then: held, not lost, and never without a lease.
+struct PublisherLeadership: Sendable {
+    /// The epoch this publisher leads with; nil on a standby.
+    var epoch: Int64?
+    /// Told when a commit failed (the lease keeper steps down and tries to lead again).
+    var onCommitFailed: @Sendable (any Error) -> Void
+}
+
+extension AlertPublisher {
+    /// Makes this publisher an HA member, a standby until `beginLeading`.
+    package func enableHA(onCommitFailed: @escaping @Sendable (any Error) -> Void) {
+        ha = PublisherLeadership(epoch: nil, onCommitFailed: onCommitFailed)
+    }
+
+    /// From here on this instance leads with `epoch`: first what the previous leader committed but did not
+    /// clear goes out again with its original ids. Called by the engine loop in its input order, before the
+    /// takeover's own decisions.
+    package func beginLeading(epoch: Int64) async {
+        guard ha != nil else { return }
+        ha?.epoch = epoch
+        await redeliverPending()
+    }
+
+    /// Stops publishing at once (the lease is lost or given up).
+    package func stopLeading() {
+        ha?.epoch = nil
+    }
+
+    /// The epoch this publisher leads with (nil on a standby or a single instance).
+    package var leadingEpoch: Int64? { ha?.epoch }
+
+    /// Commits `publication` as the leader; false when it must not be delivered (standby, or the commit failed).
+    func commitLeading(_ publication: Publication, ha: PublisherLeadership) async -> Bool {
+        guard ha.epoch != nil, let store else {
+            if !publication.events.isEmpty {
+                logger.debug("standby: \(publication.events.count) notification(s) decided, left to the leader")
+            }
+            return false
+        }
+        do {
+            try await store.commit(publication, at: publicationClock.now())
+            return true
+        } catch {
+            let keys = (publication.states.map(\.key) + publication.events.map(\.key)).uniqued().joined(separator: ", ")
+            logger.error(
+                "HA: not delivered, the commit failed (\(keys)): \(error); stepping down, the next leader decides again from the stored state")
+            self.ha?.epoch = nil
+            ha.onCommitFailed(error)
+            return false
+        }
+    }
+}
