@@ -47,7 +47,7 @@ enum PostgresMigrations {
                 created_at double precision NOT NULL, end_handled_at double precision)
             """,
         ]),
-        // Premium history (#13) goes here as version 2 when it is merged.
+        PostgresStore.historyMigration,
     ]
 
     static var latest: Int { all.map(\.version).max() ?? 0 }

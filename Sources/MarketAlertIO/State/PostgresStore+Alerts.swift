@@ -36,7 +36,8 @@ extension PostgresStore: AlertStore {
                     ON CONFLICT (event_id) DO NOTHING
                     """, logger: logger)
             }
-            // Premium history samples (#13) riding in `publication` are written here, in this transaction.
+            // Premium history samples riding in `publication`, in this same fenced transaction.
+            try await Self.writeHistory(publication.history, pruneBefore: publication.pruneHistoryBefore, connection, logger: logger)
         }
     }
 
