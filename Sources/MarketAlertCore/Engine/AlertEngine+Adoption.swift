@@ -9,8 +9,13 @@ extension AlertEngine {
     /// watched afresh from `now`), only without waiting for the sources to answer again.
     package mutating func adopt(_ restored: Restored, now: Date) -> [EngineAction] {
         var out = EngineOutput()
+        // The history this standby observed stays unless the store's replaces it; the digest's day and
+        // period become the group's (what the old leader committed), as at a restart.
+        let observed = premium.history
         premium = PremiumEvaluator(states: restored.premium)
+        premium.history = observed
         _ = premium.retain(settings: settings.premium)
+        restoreHistory(restored, now: now)
         var adopted: [String: SourceHealth] = [:]
         for (key, state) in restored.sources where key.hasPrefix("source/") {
             adopted[String(key.dropFirst("source/".count))] = state.restarted(at: now)
@@ -25,6 +30,7 @@ extension AlertEngine {
         evaluatePremiums(involving: nil, now: now, into: &out)
         checkSilence(now: now, into: &out)
         for source in ipoOfferings.keys.sorted() { evaluateIPO(source: source, now: now, into: &out) }
+        sendLateDigest(now: now, into: &out)
         processSilences(now: now, into: &out)
         updateStatus(now: now, into: &out)
         return out.actions

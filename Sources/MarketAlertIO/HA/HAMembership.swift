@@ -111,7 +111,8 @@ package struct HAService: Service {
     /// stored states cannot be read (then it steps down again rather than lead on a guess).
     private func takeOver(epoch: Int64) async -> Bool {
         let restored: AlertEngine.Restored
-        do { restored = try await HATakeover.loadStates(membership.store, logger: logger) } catch {
+        let settings = await runtime.loop.snapshot { $0.settings }
+        do { restored = try await HATakeover.loadStates(membership.store, settings: settings, now: clock.now(), logger: logger) } catch {
             logger.error("HA: cannot read the stored alert states to take over: \(error)")
             return false
         }
