@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MarketAlertCore
 
 /// `marketalertd history`: samples of one rule and asset read from the state store (read-only, beside the
@@ -67,12 +68,9 @@ package enum HistoryReport {
         guard configured.assets.contains(asset) else {
             throw Problem("rule \(rule) has no asset \(asset) (assets: \(configured.assets.joined(separator: ", ")))")
         }
-        let directory = Daemon.resolveStateDirectory(settings, environment: environment)
-        let path = URL(fileURLWithPath: directory).appendingPathComponent("state.sqlite").path
-        guard FileManager.default.fileExists(atPath: path) else { throw Problem("no state store at \(path) (has the daemon run with this config?)") }
-        let store = try SQLiteStore.openReadOnly(directory: directory)
+        let store = try openStore(settings, environment: environment)
         let from = now.addingTimeInterval(-since.seconds)
-        let samples = try await store.samples(rule: rule, asset: asset, since: from, until: now)
+        let samples = try await store.read { try await $0.samples(rule: rule, asset: asset, since: from, until: now) }
         let zones = settings.displayTimeZones.compactMap(TimeZone.init(identifier:))
         var report = text(samples, rule: rule, asset: asset, since: from, until: now, zones: zones.isEmpty ? ["UTC"] : settings.displayTimeZones)
         if settings.history == nil { report += "\n\nnote: the config has no history: section; the daemon records no new samples" }
@@ -83,5 +81,36 @@ package enum HistoryReport {
             report += "\n\nchart written to \(plot)"
         }
         return report
+    }
+
+    /// Where the samples are: PostgreSQL with `ha:` (read without a lease; a standby's view is the
+    /// group's), else the SQLite store in the state directory, opened read-only.
+    static func openStore(_ settings: Settings, environment: [String: String]) throws -> HistoryReader {
+        if let ha = settings.ha {
+            let url = try HAMembership.resolveURL(ha, secrets: SecretResolver(environment: environment))
+            let store = try PostgresStore(url: url, instance: ha.instance ?? HARole.defaultInstanceName(), logger: Logger(label: "history"))
+            return HistoryReader(store: store) { await store.shutdown() }
+        }
+        let directory = Daemon.resolveStateDirectory(settings, environment: environment)
+        let path = URL(fileURLWithPath: directory).appendingPathComponent("state.sqlite").path
+        guard FileManager.default.fileExists(atPath: path) else { throw Problem("no state store at \(path) (has the daemon run with this config?)") }
+        return HistoryReader(store: try SQLiteStore.openReadOnly(directory: directory)) {}
+    }
+
+    /// A history store opened for one read, closed after it.
+    struct HistoryReader {
+        let store: any HistoryStore
+        let close: @Sendable () async -> Void
+
+        func read<T>(_ body: (any HistoryStore) async throws -> T) async throws -> T {
+            do {
+                let value = try await body(store)
+                await close()
+                return value
+            } catch {
+                await close()
+                throw error
+            }
+        }
     }
 }
