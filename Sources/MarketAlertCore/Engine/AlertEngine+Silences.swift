@@ -92,7 +92,7 @@ extension AlertEngine {
 
     /// Every key firing now, sorted.
     func firingKeys() -> [String] {
-        var keys = premium.states.filter(\.value.isFiring).map(\.key)
+        var keys = premium.firingKeys()
         keys += fxAlerts.filter(\.value.isFiring).map(\.key)
         keys += health.filter(\.value.firing).map { SourceEvents.key($0.key) }
         keys += dataProblems.map { "source/\($0.rawValue)/data" }

@@ -28,7 +28,9 @@ package struct PremiumObservation: Sendable, Equatable {
     }
 }
 
-/// Premium math: pure, allocation-light, and never a number from a missing price.
+/// Premium math: pure, allocation-light, and never a number from a missing price. The evaluator runs the
+/// compiled equivalent (`PremiumPlan.observe`, over quote book slots); this is the reference it is tested
+/// against (`PremiumPlanEquivalenceTests`).
 package enum PremiumCalculator {
     /// Computes the premium of `asset` under `rule`. Returns nil with fewer than two fresh, convertible quotes,
     /// so a missing, stale or unconvertible price can never produce a premium (nor 0, inf or NaN).

@@ -153,6 +153,13 @@ package struct PremiumEvaluator: Sendable {
         return earliest
     }
 
+    /// Every key firing now (unsorted), without building the `states` dictionary.
+    package func firingKeys() -> [String] {
+        var keys = detachedStates.filter(\.value.isFiring).map(\.key)
+        for (slot, state) in slotStates.enumerated() where state?.isFiring == true { keys.append(plan.keys[slot]) }
+        return keys
+    }
+
     /// The observation with the highest premium (the first such key, in rule and asset order).
     package func highestObservation() -> PremiumObservation? {
         var top: PremiumObservation?

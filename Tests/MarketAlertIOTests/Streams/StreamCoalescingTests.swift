@@ -45,10 +45,20 @@ import Testing
         #expect(log.all.count == 2)  // nothing delivered while the consumer is busy
         gate.release()
         try await waitFor { log.all.count == 3 }
-        try await Task.sleep(for: .milliseconds(100))
+        // A handshake instead of a pause: a sentinel frame pushed now is read after everything the 301 frames
+        // could still cause (one ordered socket, one decoder, one mailbox). It must arrive alone, as the fourth
+        // update: a stray or repeated delivery would come before it or share its batch.
+        server.push(#"{"u":400,"s":"BTCUSDT","b":"999.0","B":"1","a":"999.5","A":"1"}"#)
+        try await waitFor { log.all.count >= 4 }
         let updates = log.all
-        #expect(updates.count == 3)
-        guard case .quotes(let batch) = updates.last else {
+        #expect(updates.count == 4)
+        guard case .quotes(let sentinel) = updates[3] else {
+            Issue.record("expected the sentinel quote, got \(updates)")
+            return
+        }
+        #expect(sentinel.map(\.market) == ["BTCUSDT"])
+        #expect(sentinel.first?.bid?.exact == Decimal(999))
+        guard case .quotes(let batch) = updates[2] else {
             Issue.record("expected a batch of quotes, got \(updates)")
             return
         }
