@@ -49,17 +49,21 @@ package actor EngineLoop {
         reschedule()
         for await input in inbox.stream {
             let now = clock.now()
-            observer?.inputBegan(input.event, at: now)
             switch input {
             case .event(let event):
+                observer?.inputBegan(event, at: now)
                 await perform(engine.handle(event, now: now))
             case .mailbox(let exchange):
-                let quotes = inbox.mailbox.take(exchange)
-                if !quotes.isEmpty { await perform(engine.handle(.quotes(exchange, quotes, .update), now: now)) }
+                // The observers see the coalesced batch as the event it becomes (stream quotes are counted).
+                let event = EngineEvent.quotes(exchange, inbox.mailbox.take(exchange), .update)
+                observer?.inputBegan(event, at: now)
+                if case .quotes(_, let quotes, _) = event, !quotes.isEmpty { await perform(engine.handle(event, now: now)) }
             case .takeover(let restored, let epoch):
+                observer?.inputBegan(nil, at: now)
                 await publisher.beginLeading(epoch: epoch)
                 await perform(engine.adopt(restored, now: now))
             case .wake:
+                observer?.inputBegan(nil, at: now)
                 scheduledWake = nil
                 if let due = engine.nextDeadline(after: now), due <= now {
                     await perform(engine.advance(now: now))

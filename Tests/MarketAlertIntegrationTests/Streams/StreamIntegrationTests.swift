@@ -74,6 +74,9 @@ struct StreamIntegrationTests {
 
         // A truncated frame and a zero price: each is one quote dropped and counted by why; nothing fires.
         let api = try await DaemonAPI.connect(to: daemon)
+        let received = try await api.metrics()
+        #expect((received.value("marketalertd_quotes_received_total", ["exchange": "binance", "transport": "stream"]) ?? 0) >= 2)
+        #expect((received.value("marketalertd_quotes_received_total", ["exchange": "bybit", "transport": "rest"]) ?? 0) >= 1)
         let eventsBefore = daemon.events.count
         server.push(#"{"e":"24hrTicker","E":1,"s":"BTCUSDT","c":"1002"#)
         server.push(Self.ticker("0"))
