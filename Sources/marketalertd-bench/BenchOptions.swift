@@ -13,6 +13,7 @@ struct BenchOptions {
     var rss = false
     var idle = false
     var streams = false
+    var ha = false
     var rate = 50
     var seconds = 60
     var binary = ".build/release/marketalertd"
@@ -23,12 +24,15 @@ struct BenchOptions {
                marketalertd-bench --rss [--seconds N] [--binary PATH] [--fixtures DIR]
                marketalertd-bench --idle [--seconds N] [--binary PATH] [--fixtures DIR]
                marketalertd-bench --streams [--seconds N] [--rate N] [--binary PATH] [--fixtures DIR]
+               marketalertd-bench --ha [--iterations N]
 
           --iterations N       timed decode runs per payload after warm-up (default 200)
           --eval-iterations N  timed full evaluations after warm-up (default 2000)
           --rss                run the release daemon against local mock exchanges and sample its memory
           --idle               the same with hourly polls: the daemon's CPU when nothing happens
           --streams            the same with every exchange streaming from a local WebSocket server
+          --ha                 the fenced PostgreSQL writes of one transition, on a private cluster (needs
+                               Debian's postgresql; run as root it uses the postgres user)
           --rate N             frames per second per exchange under --streams (default 50)
           --seconds N          how long the daemon runs under --rss (default 60)
           --binary PATH        the daemon to run under --rss (default .build/release/marketalertd)
@@ -58,6 +62,7 @@ struct BenchOptions {
             case "--rss": options.rss = true
             case "--idle": options.rss = true; options.idle = true
             case "--streams": options.rss = true; options.streams = true
+            case "--ha": options.ha = true
             case "--rate": options.rate = try positive(flag)
             case "--seconds": options.seconds = try positive(flag)
             case "--binary": options.binary = try value(flag)

@@ -49,7 +49,9 @@ struct DaemonRSSBenchmark {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw Failure(description: "no daemon binary at \(binary) (build it: swift build -c release --product marketalertd)")
         }
-        let httpPort = streams == nil ? nil : MetricsProbe.freePort()
+        // The streaming run reads /api/v1/status; the idle run has the server listening (and unasked), so its
+        // CPU figure includes what the HTTP server costs when nobody calls it.
+        let httpPort = streams == nil && pollInterval == "1s" ? nil : MetricsProbe.freePort()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("marketalertd-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -94,7 +94,7 @@ enum Report {
 
     /// Idle: after the first fetches nothing comes in; whatever CPU the daemon spends is its own wakeups.
     static func idle(_ r: DaemonRSSBenchmark.Result, seconds: Int) -> (String, [Verdict]) {
-        let line = String(format: "idle CPU over the last %.0f s: %.3f s (%.3f%% of a core); steady VmRSS %@",
+        let line = String(format: "idle CPU (HTTP server listening, unasked) over the last %.0f s: %.3f s (%.3f%% of a core); steady VmRSS %@",
                           r.steadyCPU.over, r.steadyCPU.seconds, r.cpuPercent, ByteText.mb(r.steadyRSS))
         return (line, [
             Verdict(pass: r.stayedAlive && r.exitedCleanly, text: "idle daemon ran \(r.samples.count) of \(seconds) s; SIGTERM: \(r.exitStatus)"),

@@ -7,9 +7,10 @@ import Foundation
 //   one /metrics scrape, server-side, 8 exchanges × 50 assets      < 2 ms
 //   stream frame received → notification written (in process), p99 < 1 ms
 //   steady resident memory of the running release daemon under that load < 40 MB   (--rss)
-//   CPU of the running release daemon when nothing happens < 0.1% of a core         (--idle)
+//   CPU of the running release daemon (HTTP server listening) when nothing happens < 0.1% of a core (--idle)
 //   the release daemon with 8 exchanges × 50 assets streaming at 50 frames/s each:
 //   CPU ≤ 2% of a core, RSS ≤ 40 MB and flat                                         (--streams)
+//   HA: a transition's fenced PostgreSQL commit before delivery, median ≤ 5 ms                       (--ha)
 //   premium context over 43,200 samples < 1 ms per alert; history < 1% of a core at 8 × 50
 
 let options: BenchOptions
@@ -22,6 +23,20 @@ do {
 
 print(Report.header())
 var verdicts: [Verdict] = []
+if options.ha {
+    do {
+        print("HA on PostgreSQL (a private cluster on 127.0.0.1): the writes of one transition, \(options.iterations) in a row")
+        let (table, verdict) = HAWriteBenchmark.report(try await HAWriteBenchmark(iterations: options.iterations).run())
+        print(table)
+        print("")
+        print(verdict.line)
+        exit(verdict.pass ? 0 : 1)
+    } catch {
+        print("FAIL bench could not run: \(error)")
+        exit(2)
+    }
+}
+
 do {
     let fixtures = FixtureFiles(override: options.fixtures)
     let list = try BinanceBulkList(fixtures: fixtures)
