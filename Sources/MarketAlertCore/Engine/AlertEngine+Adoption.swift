@@ -26,10 +26,7 @@ extension AlertEngine {
         fxAlerts = restored.fx.filter { liveFX.contains($0.key) }
         ipoStates = restored.ipo
         out.log(.notice, "took over: \(restored.premium.count + restored.fx.count + restored.ipo.count + restored.sources.count) alert state(s) adopted from the store; evaluating now")
-        refreshFXSelection(now: now, into: &out)
-        evaluatePremiums(involving: nil, now: now, into: &out)
-        checkSilence(now: now, into: &out)
-        for source in ipoOfferings.keys.sorted() { evaluateIPO(source: source, now: now, into: &out) }
+        reevaluateEverything(now: now, into: &out)
         sendLateDigest(now: now, into: &out)
         processSilences(now: now, into: &out)
         updateStatus(now: now, into: &out)

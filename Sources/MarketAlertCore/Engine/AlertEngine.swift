@@ -124,14 +124,20 @@ package struct AlertEngine: Sendable {
         for name in gate.expire(now: now) {
             out.log(.warning, "\(displayName(name)) has not answered its first fetch in time; declared down, its rules evaluate without it", subject: name)
         }
-        refreshFXSelection(now: now, into: &out)
-        evaluatePremiums(involving: nil, now: now, into: &out)
-        checkSilence(now: now, into: &out)
-        for source in ipoOfferings.keys.sorted() { evaluateIPO(source: source, now: now, into: &out) }
+        reevaluateEverything(now: now, into: &out)
         advanceHistory(now: now, into: &out)
         processSilences(now: now, into: &out)
         updateStatus(now: now, into: &out)
         return out.actions
+    }
+
+    /// FX selection, every premium rule, silent sources and IPO boundaries, as they stand at `now` (a
+    /// deadline, or a takeover's adoption).
+    mutating func reevaluateEverything(now: Date, into out: inout EngineOutput) {
+        refreshFXSelection(now: now, into: &out)
+        evaluatePremiums(involving: nil, now: now, into: &out)
+        checkSilence(now: now, into: &out)
+        for source in ipoOfferings.keys.sorted() { evaluateIPO(source: source, now: now, into: &out) }
     }
 
     /// The earliest instant at which `advance` could change something, if any.

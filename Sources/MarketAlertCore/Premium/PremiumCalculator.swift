@@ -70,32 +70,15 @@ package enum PremiumCalculator {
             guard pct.isFinite else { return nil }
             return PremiumObservation(asset: asset, pct: pct, high: dear, low: cheap)
         case .bidask:
-            var candidates: [(quote: Quote, factor: Double, rates: [FXRate])] = []
+            var candidates: [BidAskCandidate] = []
             candidates.reserveCapacity(rule.exchanges.count)
             for exchange in rule.exchanges {
                 guard let quote = firstListedQuote(exchange: exchange, asset: asset, quotes: rule.quotes, book: book) else { continue }
                 guard quote.at >= oldest else { continue }
                 guard let conversion = converter.toReference(1, currency: quote.quote) else { continue }
-                candidates.append((quote, conversion.value, conversion.rates))
+                candidates.append(BidAskCandidate(quote: quote, factor: conversion.value, rates: conversion.rates))
             }
-            guard candidates.count >= 2 else { return nil }
-            var best: PremiumObservation?
-            for seller in candidates {
-                guard let bid = seller.quote.bid else { continue }
-                let bidRef = bid.value * seller.factor
-                for buyer in candidates where buyer.quote.exchange != seller.quote.exchange {
-                    guard let ask = buyer.quote.ask else { continue }
-                    let askRef = ask.value * buyer.factor
-                    guard askRef > 0, bidRef.isFinite, askRef.isFinite else { continue }
-                    let pct = (bidRef - askRef) / askRef * 100
-                    if let current = best, current.pct >= pct { continue }
-                    best = PremiumObservation(
-                            asset: asset, pct: pct,
-                            high: PricedQuote(quote: seller.quote, side: "bid", price: bid, priceRef: bidRef, rates: seller.rates),
-                            low: PricedQuote(quote: buyer.quote, side: "ask", price: ask, priceRef: askRef, rates: buyer.rates))
-                }
-            }
-            return best
+            return bestBidAsk(asset: asset, candidates: candidates)
         }
     }
 
@@ -105,5 +88,28 @@ package enum PremiumCalculator {
             if let quote = book.quote(exchange, MarketPair(base: asset, quote: currency)) { return quote }
         }
         return nil
+    }
+
+    /// The best (highest bid on one exchange − lowest ask on another) / ask over the candidates, converted to
+    /// the reference currency: shared by this reference calculator and the compiled plan.
+    static func bestBidAsk(asset: String, candidates: [BidAskCandidate]) -> PremiumObservation? {
+        guard candidates.count >= 2 else { return nil }
+        var best: PremiumObservation?
+        for seller in candidates {
+            guard let bid = seller.quote.bid else { continue }
+            let bidRef = bid.value * seller.factor
+            for buyer in candidates where buyer.quote.exchange != seller.quote.exchange {
+                guard let ask = buyer.quote.ask else { continue }
+                let askRef = ask.value * buyer.factor
+                guard askRef > 0, bidRef.isFinite, askRef.isFinite else { continue }
+                let pct = (bidRef - askRef) / askRef * 100
+                if let current = best, current.pct >= pct { continue }
+                best = PremiumObservation(
+                    asset: asset, pct: pct,
+                    high: PricedQuote(quote: seller.quote, side: "bid", price: bid, priceRef: bidRef, rates: seller.rates),
+                    low: PricedQuote(quote: buyer.quote, side: "ask", price: ask, priceRef: askRef, rates: buyer.rates))
+            }
+        }
+        return best
     }
 }

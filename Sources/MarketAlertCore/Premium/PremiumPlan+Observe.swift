@@ -75,7 +75,7 @@ extension PremiumPlan {
             if low.map({ priceRef < $0.ref }) ?? true { low = side }
         }
         let asset = entries[entry].asset
-        if basis == .bidask { return Self.bestBidAsk(asset: asset, candidates: scratch) }
+        if basis == .bidask { return PremiumCalculator.bestBidAsk(asset: asset, candidates: scratch) }
         guard count >= 2, let dear = high, var cheap = low,
               let dearQuote = book.quote(inSlot: dear.slot), var cheapQuote = book.quote(inSlot: cheap.slot)
         else { return nil }
@@ -96,26 +96,4 @@ extension PremiumPlan {
     }
 
     private static func price(_ quote: Quote, _ basis: PremiumBasis) -> Price? { basis == .last ? quote.last : quote.mid }
-
-    /// The best (highest bid on one exchange − lowest ask on another) / ask, as `PremiumCalculator` computes it.
-    private static func bestBidAsk(asset: String, candidates: [BidAskCandidate]) -> PremiumObservation? {
-        guard candidates.count >= 2 else { return nil }
-        var best: PremiumObservation?
-        for seller in candidates {
-            guard let bid = seller.quote.bid else { continue }
-            let bidRef = bid.value * seller.factor
-            for buyer in candidates where buyer.quote.exchange != seller.quote.exchange {
-                guard let ask = buyer.quote.ask else { continue }
-                let askRef = ask.value * buyer.factor
-                guard askRef > 0, bidRef.isFinite, askRef.isFinite else { continue }
-                let pct = (bidRef - askRef) / askRef * 100
-                if let current = best, current.pct >= pct { continue }
-                best = PremiumObservation(
-                    asset: asset, pct: pct,
-                    high: PricedQuote(quote: seller.quote, side: "bid", price: bid, priceRef: bidRef, rates: seller.rates),
-                    low: PricedQuote(quote: buyer.quote, side: "ask", price: ask, priceRef: askRef, rates: buyer.rates))
-            }
-        }
-        return best
-    }
 }
