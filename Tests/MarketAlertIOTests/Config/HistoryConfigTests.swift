@@ -20,20 +20,15 @@ import Testing
         """
 
     /// The v2 example (`Tests/Fixtures/spec/marketalertd.example.v2.yaml`, a copy of the shared spec) loads
-    /// with its history and digest; its `ha:` section is parsed by the HA work and cut out here.
-    @Test func theV2ExampleLoadsWithHistoryAndDigest() throws {
+    /// whole: history, digest, every rule's window, and the `ha:` section.
+    @Test func theV2ExampleLoadsWithHistoryDigestAndHA() throws {
         let text = try Fixtures.string("spec/marketalertd.example.v2.yaml")
-        var kept: [Substring] = []
-        var skipping = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("ha:") { skipping = true; continue }
-            if skipping, let first = line.first, first != " ", first != "#" { skipping = false }
-            if !skipping { kept.append(line) }
-        }
-        let settings = try ConfigLoader.parse(yaml: kept.joined(separator: "\n")).settings
+        let settings = try ConfigLoader.parse(yaml: text).settings
         #expect(settings.history == HistorySettings(resolution: .seconds(60), retention: .seconds(90 * 86_400)))
         #expect(settings.digest == DigestSettings(hour: 9, minute: 0, timeZone: "Asia/Seoul", kinds: [.premium, .ipo]))
         #expect(settings.premium.rules.map(\.contextWindow) == [nil, .seconds(30 * 86_400)])  // only kimchi sets one
+        #expect(settings.ha?.postgresURLEnv == "MARKETALERTD_DATABASE_URL")
+        #expect(settings.ha?.lease == .seconds(10))
     }
 
     @Test func withoutTheSectionsThereIsNoHistoryAndNoDigest() throws {
