@@ -1,4 +1,5 @@
 import Foundation
+import MarketAlertIO
 import MarketAlertTestSupport
 import Testing
 
@@ -32,7 +33,7 @@ struct HACheckConfigIntegrationTests {
         defer { daemon.terminate() }
         try await daemon.waitForLine("the daemon to lead", stderr: true) { $0.contains("this instance leads now") }
         let held = try await check(url)
-        #expect(held.succeeded && held.stdout.contains("schema: version 1 (current)"), "\(held)")
+        #expect(held.succeeded && held.stdout.contains("schema: version \(PostgresStore.latestSchemaVersion) (current)"), "\(held)")
         #expect(held.stdout.contains("lease: held by checker #") && held.stdout.contains("epoch 1"), "\(held)")
 
         let missing = try await check(nil)
