@@ -91,18 +91,13 @@ package final class HTTPServerService: Service {
         let (events, signal) = AsyncStream.makeStream(of: Result<Int, BindFailed>.self, bufferingPolicy: .unbounded)
         var serverLogger = logger
         serverLogger.logLevel = max(logger.logLevel, .warning)  // hummingbird's per-request lines are noise here
-        let app = Application(
-            responder: APIResponder(backend: backend),
-            server: .http1(configuration: .init(idleTimeout: .seconds(75))),
-            configuration: ApplicationConfiguration(
-                address: .hostname(settings.host, port: settings.port), serverName: "marketalertd",
-                availableConnectionsDelegate: MaximumAvailableConnections(128)),
-            onServerRunning: { channel in signal.yield(.success(channel.localAddress?.port ?? settings.port)) },
-            logger: serverLogger)
+        let server = try APIServer.service(
+            responder: APIResponder(backend: backend), address: .hostname(settings.host, port: settings.port), logger: serverLogger,
+            onServerRunning: { channel in signal.yield(.success(channel.localAddress?.port ?? settings.port)) })
         let listen = settings.listen
         // Its own group, so it can be shut down gracefully alone (a reload): the listener and idle keep-alive
         // connections close at once, a request in flight is answered.
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: serverLogger))
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [server], logger: serverLogger))
         let task = Task {
             do {
                 try await group.run()

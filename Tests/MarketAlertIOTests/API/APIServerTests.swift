@@ -59,6 +59,27 @@ import Testing
         await world.stop()
     }
 
+    /// Without hummingbird's once-a-second date cache the server still sends RFC 9110 `Date` and `Server`.
+    @Test func everyAnswerCarriesADateAndTheServerName() async throws {
+        let world = try await World(start: start)
+        let before = Date()
+        let answer = try await world.api.get("/healthz")
+        let date = try #require(answer.header("Date"))
+        let parsed = try #require(Self.imfFixdate.date(from: date), "not an IMF-fixdate: \(date)")
+        #expect(abs(parsed.timeIntervalSince(before)) < 5)
+        #expect(answer.header("Server") == "marketalertd")
+        #expect(APIServer.httpDate(Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")  // RFC 9110's example
+        await world.stop()
+    }
+
+    static let imfFixdate: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter
+    }()
+
     @Test func readyzWaitsForEverySourceAndNamesThoseAwaited() async throws {
         // bybit's first poll hangs (60 s of virtual time) beyond its timeout: the engine waits for it, then
         // declares it down and settles.

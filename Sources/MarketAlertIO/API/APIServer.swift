@@ -1,0 +1,47 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import ServiceLifecycle
+
+/// The HTTP/1 server around `APIResponder`, built from hummingbird's parts rather than its `Application`:
+/// `Application.run` adds a `DateCache` service whose one-second timer was the idle daemon's only wakeup
+/// (0.07% of a core with nothing asked). Here the `Date` header is formatted per response instead; the
+/// daemon answers a few requests a minute, not thousands a second.
+package enum APIServer {
+    static func service(
+        responder: APIResponder, address: BindAddress, logger: Logger, onServerRunning: @escaping @Sendable (any Channel) async -> Void
+    ) throws -> any Service {
+        try HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(75))).buildServer(
+            configuration: ServerConfiguration(
+                address: address, serverName: "marketalertd", availableConnectionsDelegate: MaximumAvailableConnections(128)),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            logger: logger,
+            responder: { request, writer, channel in
+                let context = APIResponder.Context(source: ApplicationRequestContextSource(channel: channel, logger: logger))
+                var response: Response
+                do {
+                    response = try await responder.respond(to: request, context: context)
+                } catch let error as HTTPParserError {
+                    throw error
+                } catch {
+                    logger.debug("http: unhandled error: \(error)")
+                    response = Response(status: .internalServerError, body: .init())
+                }
+                response.headers[.date] = httpDate(Date())
+                response.headers[.server] = "marketalertd"
+                try await writer.write(response: response.head, body: response.body)
+            },
+            onServerRunning: onServerRunning)
+    }
+
+    /// RFC 9110 IMF-fixdate, e.g. `Mon, 23 Nov 2026 14:30:00 GMT`.
+    package static func httpDate(_ date: Date) -> String { date.formatted(imfFixdate) }
+
+    private static let imfFixdate = Date.VerbatimFormatStyle(
+        format: "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .padded(4)) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
+        locale: Locale(identifier: "en_US_POSIX"), timeZone: .gmt, calendar: Calendar(identifier: .gregorian))
+}
