@@ -8,9 +8,9 @@ import NIOPosix
 import ServiceLifecycle
 
 /// The HTTP/1 server around `APIResponder`, built from hummingbird's parts rather than its `Application`:
-/// `Application.run` adds a `DateCache` service whose one-second timer was the idle daemon's only wakeup
-/// (0.07% of a core with nothing asked). Here the `Date` header is formatted per response instead; the
-/// daemon answers a few requests a minute, not thousands a second.
+/// `Application.run` adds a `DateCache` service that wakes the process every second to reformat the `Date`
+/// header, whether or not anyone asks. Here the header is formatted per response instead: the daemon
+/// answers a few requests a minute, not thousands a second, and an idle daemon stays asleep.
 package enum APIServer {
     static func service(
         responder: APIResponder, address: BindAddress, logger: Logger, onServerRunning: @escaping @Sendable (any Channel) async -> Void
