@@ -15,14 +15,6 @@ package protocol EngineLoopObserver: Sendable {
     func loopStopped()
 }
 
-extension EngineInbox.Input {
-    /// The event carried, nil for a deadline wake.
-    var event: EngineEvent? {
-        if case .event(let event) = self { return event }
-        return nil
-    }
-}
-
 /// Several observers as one (liveness and metrics).
 package struct EngineLoopObservers: EngineLoopObserver {
     private let observers: [any EngineLoopObserver]
