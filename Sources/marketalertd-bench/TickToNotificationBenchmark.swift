@@ -57,7 +57,7 @@ struct TickToNotificationBenchmark {
                     }
                 },
                 streamSource: { settings in ExchangeRegistry.standard.makeStreamSource(settings, context: StreamContext(clock: clock, logger: logger)) }),
-            clock: clock, logger: logger)
+            clock: clock, logger: logger, executor: DataPathExecutor.shared)
         let task = Task { try? await runtime.run() }
         defer { task.cancel() }
         try await server.waitUntil("the daemon's stream subscription") { !$0.openConnections.isEmpty && !($0.openConnections.last?.texts.isEmpty ?? true) }

@@ -13,17 +13,15 @@ package struct EngineInbox: Sendable {
         case takeover(AlertEngine.Restored, epoch: Int64)
     }
 
-    let continuation: AsyncStream<Input>.Continuation
-    let stream: AsyncStream<Input>
+    /// The loop's queue (specialized for `Input`: see `AsyncQueue`).
+    let stream = AsyncQueue<Input>()
     private let counter = SentCounter()
     let mailbox = QuoteMailbox()
 
-    package init() {
-        (stream, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
-    }
+    package init() {}
 
     package func send(_ event: EngineEvent) {
-        if case .enqueued = continuation.yield(.event(event)) { counter.value.add(1, ordering: .relaxed) }
+        if stream.yield(.event(event)) { counter.value.add(1, ordering: .relaxed) }
     }
 
     /// Stream quotes, coalesced: the latest quote per market wins until the loop takes the batch, so a market
@@ -31,7 +29,7 @@ package struct EngineInbox: Sendable {
     /// exchange, its mailbox one quote per market).
     package func post(_ quotes: [Quote], from exchange: ExchangeID) {
         guard mailbox.put(quotes, from: exchange) else { return }
-        if case .enqueued = continuation.yield(.mailbox(exchange)) { counter.value.add(1, ordering: .relaxed) }
+        if stream.yield(.mailbox(exchange)) { counter.value.add(1, ordering: .relaxed) }
     }
 
     /// Inputs accepted so far (with `EngineLoop.handled`, tells tests when the engine has caught up).
@@ -39,15 +37,15 @@ package struct EngineInbox: Sendable {
 
     /// HA: queued behind every input before it, so what the engine decided as a standby is never published.
     package func takeover(_ restored: AlertEngine.Restored, epoch: Int64) {
-        if case .enqueued = continuation.yield(.takeover(restored, epoch: epoch)) { counter.value.add(1, ordering: .relaxed) }
+        if stream.yield(.takeover(restored, epoch: epoch)) { counter.value.add(1, ordering: .relaxed) }
     }
 
     func wake() {
-        if case .enqueued = continuation.yield(.wake) { counter.value.add(1, ordering: .relaxed) }
+        if stream.yield(.wake) { counter.value.add(1, ordering: .relaxed) }
     }
 
     /// No more events: the loop handles what is queued, then returns.
-    package func finish() { continuation.finish() }
+    package func finish() { stream.finish() }
 }
 
 private final class SentCounter: Sendable {

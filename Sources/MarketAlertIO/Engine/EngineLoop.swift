@@ -136,6 +136,10 @@ package actor EngineLoop {
             wake = min(wake ?? ping, ping)
         }
         guard wake != scheduledWake else { return }
+        // A wake that only moved later keeps the armed timer: it fires early, finds nothing due and re-arms.
+        // Replacing the timer whenever the deadline moved cost a task per stream quote (the oldest quote's
+        // expiry moves with every quote).
+        if let wake, let armed = scheduledWake, armed < wake { return }
         scheduledWake = wake
         timer?.cancel()
         guard let wake else {

@@ -15,6 +15,9 @@ package final class DaemonMetrics: Sendable {
     private let webhookQueue: (any WebhookQueueStore)?
     private let counters = Mutex<[String: Prometheus.Counter]>([:])
     private let histograms = Mutex<[String: DurationHistogram]>([:])
+    /// `quotes_received_total` per exchange and transport: counted once per engine input, so looked up
+    /// without building a string key.
+    private let quoteCounters = Mutex<[QuoteCounterKey: Prometheus.Counter]>([:])
     /// Last stream state per exchange (a reconnect is live after down).
     private let streams = Mutex<[ExchangeID: Bool]>([:])
     /// Scrape-time gauges, and the size of the last exposition (the next buffer's capacity).
@@ -53,6 +56,20 @@ package final class DaemonMetrics: Sendable {
             if let counter = cache[cacheKey] { return counter }
             let made = registry.makeCounter(descriptor: Self.descriptor(name), labels: labels)
             cache[cacheKey] = made
+            return made
+        }
+        counter.increment(by: Int64(amount))
+    }
+
+    /// Adds `amount` to `quotes_received_total{exchange, transport}`.
+    func countQuotes(_ exchange: ExchangeID, stream: Bool, by amount: Int) {
+        let key = QuoteCounterKey(exchange: exchange, stream: stream)
+        let counter = quoteCounters.withLock { cache in
+            if let counter = cache[key] { return counter }
+            let made = registry.makeCounter(
+                descriptor: Self.descriptor(MetricNames.quotesReceived),
+                labels: [("exchange", exchange.rawValue), ("transport", stream ? "stream" : "rest")])
+            cache[key] = made
             return made
         }
         counter.increment(by: Int64(amount))
@@ -125,4 +142,9 @@ struct ScrapeView: Sendable {
     var webhooks: [String]
     /// `marketalertd_ha_leader{instance}` (nil without `ha:`).
     var haLeader: (instance: String, value: Double)? = nil
+}
+
+private struct QuoteCounterKey: Hashable {
+    let exchange: ExchangeID
+    let stream: Bool
 }

@@ -13,7 +13,7 @@ extension DaemonMetrics: EngineLoopObserver {
         switch event {
         case .quotes(let exchange, let quotes, let delivery)?:
             guard !quotes.isEmpty else { return }
-            count(MetricNames.quotesReceived, [("exchange", exchange.rawValue), ("transport", delivery == .snapshot ? "rest" : "stream")], by: quotes.count)
+            countQuotes(exchange, stream: delivery != .snapshot, by: quotes.count)
         case .stream(let exchange, let live, _)?:
             if streamChanged(exchange, live: live) { count(MetricNames.streamReconnects, [("exchange", exchange.rawValue)]) }
         default:

@@ -28,20 +28,26 @@ package struct ExchangeProducer: Sendable {
         let pairs = pairs
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await stream.run(pairs: pairs) { update in
-                    switch update {
-                    case .live:
-                        live.set(true)
-                        inbox.send(.stream(exchange, live: true, reason: nil))
-                    case .quotes(let quotes):
-                        inbox.post(quotes, from: exchange)
-                    case .down(let reason):
-                        live.set(false)
-                        inbox.send(.stream(exchange, live: false, reason: reason))
-                    }
-                }
+                await stream.run(pairs: pairs) { update in Self.forward(update, from: exchange, to: inbox, live: live) }
             }
             group.addTask { await poller.run(into: inbox) { live.get() } }
+        }
+    }
+}
+
+extension ExchangeProducer {
+    /// A stream update into the engine's inbox: quotes into its coalescing mailbox (never waits), the
+    /// stream's state as an event, and to the REST poller through `live`.
+    static func forward(_ update: StreamUpdate, from exchange: ExchangeID, to inbox: EngineInbox, live: LiveFlag) {
+        switch update {
+        case .live:
+            live.set(true)
+            inbox.send(.stream(exchange, live: true, reason: nil))
+        case .quotes(let quotes):
+            inbox.post(quotes, from: exchange)
+        case .down(let reason):
+            live.set(false)
+            inbox.send(.stream(exchange, live: false, reason: reason))
         }
     }
 }

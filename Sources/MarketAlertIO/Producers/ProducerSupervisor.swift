@@ -11,9 +11,12 @@ package actor ProducerSupervisor {
     private let inbox: EngineInbox
     private let clock: any DaemonClock
     private let logger: Logger
+    private let executor: (any TaskExecutor)?
     private var running: [ProducerKey: (spec: ProducerSpec, task: Task<Void, Never>)] = [:]
 
-    package init(factory: ProducerFactory, inbox: EngineInbox, clock: any DaemonClock, logger: Logger) {
+    /// `executor`: the task executor the producers prefer (the daemon's data path thread), nil: the default.
+    package init(factory: ProducerFactory, inbox: EngineInbox, clock: any DaemonClock, logger: Logger, executor: (any TaskExecutor)? = nil) {
+        self.executor = executor
         self.factory = factory
         self.inbox = inbox
         self.clock = clock
@@ -65,7 +68,7 @@ package actor ProducerSupervisor {
             return nil
         }
         let inbox = inbox
-        return Task { await run(inbox) }
+        return Task(executorPreference: executor) { await run(inbox) }
     }
 
     /// A producer that cannot be made (FX with no usable provider) is declared down at once, so the rules

@@ -82,7 +82,8 @@ package enum Daemon {
         let statusLifecycle = HTTPStatusLifecycle(base: haLifecycle ?? lifecycle)
         let runtime = await DaemonRuntime.make(
             settings: settings, store: store, sinks: wiring.sinks(for: settings), factory: wiring.producers(), clock: clock,
-            lifecycle: statusLifecycle, logger: logger, startupEvents: startupEvents, haCommitFailed: ha?.commitFailedHandler)
+            lifecycle: statusLifecycle, logger: logger, startupEvents: startupEvents, haCommitFailed: ha?.commitFailedHandler,
+            executor: DataPathExecutor.shared)
         let http = await DaemonOperations.attach(
             to: runtime, settings: settings, store: store, clock: clock, lifecycle: statusLifecycle,
             secrets: SecretResolver(environment: environment), logger: logger, ha: ha?.role ?? .single)

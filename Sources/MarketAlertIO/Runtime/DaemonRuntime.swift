@@ -13,16 +13,19 @@ package final class DaemonRuntime: Service, Sendable {
     package let publisher: AlertPublisher
     package let producers: ProducerSupervisor
     private let initial: Settings
+    /// Where the engine loop and the producers run (`DataPathExecutor` in the daemon); nil: Swift's default.
+    private let executor: (any TaskExecutor)?
     private let lifecycle: any LifecycleObserver
     private let logger: Logger
 
     /// Restores the engine's states from `store` and builds the parts. `startupEvents` (a damaged state
-    /// store's alert) are published first.
+    /// store's alert) are published first. `executor`: the task executor the engine loop and the producers
+    /// prefer (the daemon's data path thread); tests on virtual time leave it nil.
     package static func make(
         settings: Settings, store: (any AlertStore)?, sinks: [any AlertSink], factory: ProducerFactory, clock: any DaemonClock,
         lifecycle: any LifecycleObserver = NoLifecycleObserver(), logger: Logger,
         makeID: @escaping @Sendable () -> String = EventID.make, startupEvents: [AlertEvent] = [],
-        haCommitFailed: (@Sendable (any Error) -> Void)? = nil
+        haCommitFailed: (@Sendable (any Error) -> Void)? = nil, executor: (any TaskExecutor)? = nil
     ) async -> DaemonRuntime {
         // HA: nothing to restore before the takeover, which adopts the stored states (after the migrations).
         let restored = haCommitFailed == nil
@@ -33,19 +36,22 @@ package final class DaemonRuntime: Service, Sendable {
         if let haCommitFailed { await publisher.enableHA(onCommitFailed: haCommitFailed) }
         await publisher.publish(restored.legacy)
         await publisher.publish(Publication(events: startupEvents))
-        return DaemonRuntime(settings: settings, engine: engine, publisher: publisher, factory: factory, clock: clock, lifecycle: lifecycle, logger: logger)
+        return DaemonRuntime(
+            settings: settings, engine: engine, publisher: publisher, factory: factory, clock: clock, lifecycle: lifecycle, logger: logger,
+            executor: executor)
     }
 
     private init(
         settings: Settings, engine: AlertEngine, publisher: AlertPublisher, factory: ProducerFactory, clock: any DaemonClock,
-        lifecycle: any LifecycleObserver, logger: Logger
+        lifecycle: any LifecycleObserver, logger: Logger, executor: (any TaskExecutor)?
     ) {
         let inbox = EngineInbox()
         self.inbox = inbox
         self.initial = settings
         self.publisher = publisher
         self.loop = EngineLoop(engine: engine, inbox: inbox, publisher: publisher, clock: clock, lifecycle: lifecycle, logger: logger)
-        self.producers = ProducerSupervisor(factory: factory, inbox: inbox, clock: clock, logger: logger)
+        self.producers = ProducerSupervisor(factory: factory, inbox: inbox, clock: clock, logger: logger, executor: executor)
+        self.executor = executor
         self.lifecycle = lifecycle
         self.logger = logger
     }
@@ -58,7 +64,7 @@ package final class DaemonRuntime: Service, Sendable {
         await producers.apply(initial)
         lifecycle.ready()
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await loop.run() }
+            group.addTask(executorPreference: executor) { await loop.run() }
             logger.info("marketalertd running", metadata: ["exchanges": "\(initial.watchedPairsByExchange.keys.map(\.rawValue).sorted())"])
             // Until graceful shutdown (or cancellation): then stop the producers first, so the loop can
             // publish everything they delivered, and finish the inbox.

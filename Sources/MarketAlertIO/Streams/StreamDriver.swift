@@ -6,6 +6,9 @@ import NIOCore
 /// The loop behind `WebSocketStreamSource.run`: one task owns the state machine and the market table;
 /// connections and timers are child tasks that only report events to it.
 struct StreamDriver<P: ExchangeStreamProtocol> {
+    /// The consumer's: called on this task as updates happen, never waits (it coalesces).
+    typealias Emit = @Sendable (StreamUpdate) -> Void
+
     private struct LinkHandle {
         let commands: AsyncStream<WebSocketLinkCommand>.Continuation
         let holder: WebSocketChannelHolder
@@ -30,21 +33,20 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         self.machine = machine
     }
 
-    mutating func run(emit: @escaping @Sendable (StreamUpdate) async -> Void) async {
-        let mailbox = StreamMailbox(markets: table.entries.count)
-        let (events, sink) = AsyncStream.makeStream(of: StreamDriverEvent.self)
+    mutating func run(emit: @escaping @Sendable (StreamUpdate) -> Void) async {
+        let events = AsyncQueue<StreamDriverEvent>()
+        let sink = events
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await mailbox.deliver(to: emit) }
-            step(.start, group: &group, sink: sink, mailbox: mailbox)
+            step(.start, group: &group, sink: sink, emit: emit)
             for await event in events {
                 if parked { continue }
                 switch event {
                 case .tick(let deadline):
                     if deadline == armed { armed = nil }
-                    step(.tick, group: &group, sink: sink, mailbox: mailbox)
+                    step(.tick, group: &group, sink: sink, emit: emit)
                 case .link(let id, let linkEvent):
-                    if let machineEvent = translate(id, linkEvent, mailbox: mailbox) {
-                        step(machineEvent, group: &group, sink: sink, mailbox: mailbox)
+                    if let machineEvent = translate(id, linkEvent, emit: emit) {
+                        step(machineEvent, group: &group, sink: sink, emit: emit)
                     }
                 }
             }
@@ -53,7 +55,6 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
                 handle.holder.close()
             }
             links.removeAll()
-            mailbox.finish()
             sink.finish()
             group.cancelAll()
         }
@@ -61,11 +62,11 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
 
     /// Feeds the machine, carries out its actions, re-arms the timer.
     private mutating func step(
-        _ event: StreamConnectionEvent, group: inout TaskGroup<Void>, sink: AsyncStream<StreamDriverEvent>.Continuation,
-        mailbox: StreamMailbox
+        _ event: StreamConnectionEvent, group: inout TaskGroup<Void>, sink: AsyncQueue<StreamDriverEvent>,
+        emit: Emit
     ) {
         let actions = machine.handle(event, now: source.clock.now(), random: source.random())
-        for action in actions { perform(action, group: &group, sink: sink, mailbox: mailbox) }
+        for action in actions { perform(action, group: &group, sink: sink, emit: emit) }
         guard let deadline = machine.nextDeadline else { return }
         if let armed, armed <= deadline { return }
         armed = deadline
@@ -77,8 +78,8 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     }
 
     private mutating func perform(
-        _ action: StreamConnectionAction, group: inout TaskGroup<Void>, sink: AsyncStream<StreamDriverEvent>.Continuation,
-        mailbox: StreamMailbox
+        _ action: StreamConnectionAction, group: inout TaskGroup<Void>, sink: AsyncQueue<StreamDriverEvent>,
+        emit: Emit
     ) {
         let exchange = source.exchange.rawValue
         switch action {
@@ -113,19 +114,19 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         case .live:
             source.counters.update { $0.lives += 1 }
             source.logger?.info("stream live", metadata: ["source": "\(exchange)", "markets": "\(table.entries.count)"])
-            mailbox.post(.live)
+            emit(.live)
         case .down(let reason):
             source.counters.update {
                 $0.downs += 1
                 $0.lastDownReason = reason
             }
             source.logger?.warning("stream down", metadata: ["source": "\(exchange)", "reason": "\(reason)"])
-            mailbox.post(.down(reason: reason))
+            emit(.down(reason: reason))
         }
     }
 
     /// Turns a connection's report into a machine event (decoding messages on the way).
-    private mutating func translate(_ id: StreamLinkID, _ event: WebSocketLinkEvent, mailbox: StreamMailbox) -> StreamConnectionEvent? {
+    private mutating func translate(_ id: StreamLinkID, _ event: WebSocketLinkEvent, emit: Emit) -> StreamConnectionEvent? {
         switch event {
         case .connected:
             links[id]?.connected = true
@@ -143,12 +144,12 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             source.counters.update { $0.heartbeats += 1 }
             return .heartbeat(id)
         case .message(let buffer, _, let compressed):
-            return decode(buffer, compressed: compressed, from: id, mailbox: mailbox)
+            return decode(buffer, compressed: compressed, from: id, emit: emit)
         }
     }
 
     /// Leaves the watched markets among `markets` out of the next subscriptions.
-    private mutating func refuse(_ markets: [String], reason: String, mailbox: StreamMailbox) {
+    private mutating func refuse(_ markets: [String], reason: String, emit: Emit) {
         let watched = Set(table.markets)
         let newlyRefused = Set(markets).intersection(watched).subtracting(refused)
         guard !newlyRefused.isEmpty else { return }
@@ -169,14 +170,14 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
                 $0.downs += 1
                 $0.lastDownReason = down
             }
-            mailbox.post(.down(reason: down))
+            emit(.down(reason: down))
             return
         }
         subscription = source.protocolDescription.subscription(for: remaining)
         machine.updateSubscription(messages: subscription.messages.count, acks: subscription.acks)
     }
 
-    private mutating func decode(_ buffer: ByteBuffer, compressed: Bool, from id: StreamLinkID, mailbox: StreamMailbox) -> StreamConnectionEvent? {
+    private mutating func decode(_ buffer: ByteBuffer, compressed: Bool, from id: StreamLinkID, emit: Emit) -> StreamConnectionEvent? {
         let now = source.clock.now()
         let frame: StreamFrame
         if compressed {
@@ -203,14 +204,15 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         switch frame {
         case .data:
             guard machine.primaryLink == id || machine.successorLink == id else { return nil }
-            for index in table.touched {
-                mailbox.post(table.quote(index, exchange: source.exchange, receivedAt: now), at: index)
-            }
+            var quotes: [Quote] = []
+            quotes.reserveCapacity(table.touched.count)
+            for index in table.touched { quotes.append(table.quote(index, exchange: source.exchange, receivedAt: now)) }
+            if !quotes.isEmpty { emit(.quotes(quotes)) }
             return .data(id)
         case .acked(let keys, let complete):
             return .acked(id, keys: keys, complete: complete)
         case .rejected(let reason, let markets):
-            refuse(markets, reason: reason, mailbox: mailbox)
+            refuse(markets, reason: reason, emit: emit)
             return parked ? nil : .rejected(id, reason: reason)
         case .shutdownNotice:
             return .shutdownNotice(id)

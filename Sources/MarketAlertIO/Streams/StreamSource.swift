@@ -16,7 +16,8 @@ package protocol StreamSource: Sendable {
     var exchange: ExchangeID { get }
     /// Connects, subscribes to every pair on one connection where the exchange allows, keeps alive, detects
     /// staleness, reconnects with exponential backoff and jitter, resubscribes; runs until cancelled.
-    /// `emit` is awaited one update at a time; while it is busy, quotes coalesce (latest value per market).
-    /// Returns at once when `pairs` is empty.
-    func run(pairs: Set<MarketPair>, emit: @escaping @Sendable (StreamUpdate) async -> Void) async
+    /// `emit` is called on the stream's own task, in order, as each update happens, and must not wait: the
+    /// consumer coalesces (the engine inbox keeps the latest quote per market until the engine takes them),
+    /// so the reader never waits for it. Returns at once when `pairs` is empty.
+    func run(pairs: Set<MarketPair>, emit: @escaping @Sendable (StreamUpdate) -> Void) async
 }

@@ -12,9 +12,14 @@ import Synchronization
 /// (Upbit limits requests that carry one to 1 per 10 s) and no `Sec-WebSocket-Extensions`, so
 /// permessage-deflate is never negotiated. Control frames are not answered here: pings, pongs and close
 /// frames reach the stream runner, which answers pings under the exchange's message-rate limit and counts
-/// every frame for its liveness checks.
+/// every frame for its liveness checks. Inbound frames are reported as they are read, on the channel's
+/// event loop (`WebSocketFrameForwarder`), with no async sequence or task between socket and driver.
 package struct WebSocketConnector: Sendable {
-    package typealias Channel = NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+    /// An upgraded connection: write frames to `channel`; `closed` says why it ended once it has.
+    package struct Connection: Sendable {
+        let channel: any NIOCore.Channel
+        let closed: EventLoopFuture<String>
+    }
 
     let group: any EventLoopGroup
     /// Largest message accepted (after reassembling fragments); a larger one closes the connection (1009).
@@ -23,9 +28,10 @@ package struct WebSocketConnector: Sendable {
     private let tls: Result<NIOSSLContext, any Error>?
 
     /// `tlsConfiguration`: a client TLS setup other than the default (system trust roots, full verification),
-    /// e.g. an extra trusted root.
+    /// e.g. an extra trusted root. `group`: by default the data path's event loop, which also runs the
+    /// stream tasks (`DataPathExecutor`), so a frame reaches its decoder without changing threads.
     package init(
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, maxMessageBytes: Int = 4 << 20,
+        group: any EventLoopGroup = DataPathExecutor.shared.loop, maxMessageBytes: Int = 4 << 20,
         tlsConfiguration: TLSConfiguration? = nil
     ) {
         self.group = group
@@ -38,13 +44,16 @@ package struct WebSocketConnector: Sendable {
     }
 
     private enum UpgradeResult: Sendable {
-        case websocket(Channel)
+        case websocket(Connection)
         case notUpgraded
     }
 
     /// Connects and upgrades. `holder` receives the raw channel as soon as it exists, so the caller can
-    /// abort a hanging handshake by closing it.
-    package func connect(to url: URL, timeout: Duration, holder: WebSocketChannelHolder) async throws -> Channel {
+    /// abort a hanging handshake by closing it. Once upgraded, `report` hears `.connected` and then every
+    /// frame, on the event loop as read; not `.closed` (the connection's `closed` future says why).
+    func connect(
+        to url: URL, timeout: Duration, holder: WebSocketChannelHolder, report: @escaping @Sendable (WebSocketLinkEvent) -> Void
+    ) async throws -> Connection {
         guard let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss", let host = url.host, !host.isEmpty else {
             throw ConnectError(description: "not a ws:// or wss:// URL: \(url.absoluteString)")
         }
@@ -73,7 +82,9 @@ package struct WebSocketConnector: Sendable {
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(NIOWebSocketFrameAggregator(
                                 minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 4096, maxAccumulatedFrameSize: maxBytes))
-                            return .websocket(try Channel(wrappingChannelSynchronously: channel))
+                            let closed = channel.eventLoop.makePromise(of: String.self)
+                            try channel.pipeline.syncOperations.addHandler(WebSocketFrameForwarder(report: report, closed: closed))
+                            return .websocket(Connection(channel: channel, closed: closed.futureResult))
                         }
                     }
                     var headers = HTTPHeaders()
@@ -89,8 +100,8 @@ package struct WebSocketConnector: Sendable {
                 }
             }
         switch try await upgrade.get() {
-        case .websocket(let channel):
-            return channel
+        case .websocket(let connection):
+            return connection
         case .notUpgraded:
             holder.close()
             throw ConnectError(description: "the server refused the WebSocket upgrade (an HTTP answer other than 101)")

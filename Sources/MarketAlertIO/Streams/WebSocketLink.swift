@@ -23,8 +23,9 @@ enum WebSocketLinkCommand: Sendable {
     case close
 }
 
-/// Runs one WebSocket connection: connects, then forwards every inbound frame to `report` and writes the
-/// commands it is given, until either side closes. Answers nothing by itself (the driver decides).
+/// Runs one WebSocket connection: connects, then lets the connection's handler report every inbound frame
+/// (on the event loop, as read) while this writes the commands it is given, until either side closes.
+/// Answers nothing by itself (the driver decides).
 struct WebSocketLink: Sendable {
     let url: URL
     let connector: WebSocketConnector
@@ -34,53 +35,29 @@ struct WebSocketLink: Sendable {
         commands: AsyncStream<WebSocketLinkCommand>, holder: WebSocketChannelHolder,
         report: @escaping @Sendable (WebSocketLinkEvent) -> Void
     ) async {
-        let channel: WebSocketConnector.Channel
+        let connection: WebSocketConnector.Connection
         do {
-            channel = try await connector.connect(to: url, timeout: connectTimeout, holder: holder)
+            connection = try await connector.connect(to: url, timeout: connectTimeout, holder: holder, report: report)
         } catch {
             holder.close()
             report(.connectFailed(Self.describe(error)))
             return
         }
-        report(.connected)
-        var reason = "connection closed"
-        do {
-            reason = try await channel.executeThenClose { inbound, outbound in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await command in commands {
-                            let closing = Self.isClose(command)
-                            try await outbound.write(Self.frame(for: command))
-                            if closing { break }
-                        }
-                        // The driver is done with this connection (close, or the stream stopped).
-                        holder.close()
-                    }
-                    defer { group.cancelAll() }
-                    for try await frame in inbound {
-                        switch frame.opcode {
-                        case .text, .binary:
-                            report(.message(frame.unmaskedData, binary: frame.opcode == .binary, compressed: frame.rsv1))
-                        case .ping:
-                            report(.ping(frame.unmaskedData))
-                        case .pong:
-                            report(.pong)
-                        case .connectionClose:
-                            var data = frame.unmaskedData
-                            let code = data.readWebSocketErrorCode()
-                            let text = data.readString(length: min(data.readableBytes, 120)) ?? ""
-                            try? await outbound.write(WebSocketFrame(
-                                fin: true, opcode: .connectionClose, maskKey: .random(), data: ByteBuffer(bytes: [0x03, 0xE8])))
-                            return "closed by the server (\(code.map(Self.describe) ?? "no code")\(text.isEmpty ? "" : ": \(text)"))"
-                        default:
-                            break
-                        }
-                    }
-                    return "connection ended without a close frame"
+        // `.connected` and the frames were reported by the connection's handler; this writes until it ends.
+        let channel = connection.channel
+        let reason = await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await command in commands {
+                    let closing = Self.isClose(command)
+                    do { try await channel.writeAndFlush(Self.frame(for: command)) } catch { break }
+                    if closing { break }
                 }
+                // The driver is done with this connection (close, or the stream stopped).
+                holder.close()
             }
-        } catch {
-            reason = "connection failed: \(Self.describe(error))"
+            let reason = (try? await connection.closed.get()) ?? "connection closed"
+            group.cancelAll()
+            return reason
         }
         holder.close()
         report(.closed(reason))

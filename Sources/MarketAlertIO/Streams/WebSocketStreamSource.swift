@@ -5,8 +5,8 @@ import NIOCore
 
 /// Runs any exchange's `ExchangeStreamProtocol` over real WebSocket connections: the pure
 /// `StreamConnectionStateMachine` decides, this carries out (connects, sends, closes, sleeps on the injected
-/// `DaemonClock`), decodes every frame into the market table and hands updates to the consumer through a
-/// coalescing mailbox.
+/// `DaemonClock`), decodes every frame into the market table and hands each frame's quotes to the consumer
+/// at once (the consumer coalesces).
 package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
     package let protocolDescription: P
     package let url: URL
@@ -53,7 +53,7 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
             expectedAcks: subscription.acks, liveOnFirstData: subscription.liveOnFirstData)
     }
 
-    package func run(pairs: Set<MarketPair>, emit: @escaping @Sendable (StreamUpdate) async -> Void) async {
+    package func run(pairs: Set<MarketPair>, emit: @escaping @Sendable (StreamUpdate) -> Void) async {
         guard !pairs.isEmpty else { return }
         let table = StreamMarketTable(pairs: pairs, marketID: protocolDescription.marketID)
         let subscription = protocolDescription.subscription(for: table.markets)

@@ -1,0 +1,31 @@
+import NIOCore
+import NIOPosix
+
+/// The data path's one thread: a single NIO event loop that owns the stream connections' sockets and, as
+/// the task executor preferred by the producers and the engine loop, also runs their tasks.
+///
+/// Why: a stream frame travels socket → `WebSocketLink` → `StreamDriver` (decode) → mailbox → `EngineLoop`
+/// (evaluate, publish). On Swift's default executor every arrow was a hop to another thread and a futex
+/// wakeup; a profile of the streaming daemon put a quarter of its CPU in those context switches. On one
+/// event loop, the hops are entries in the loop's own task queue, run in the same wakeup as the read that
+/// produced them. Blocking work never runs here: the stores (GRDB, postgres-nio), the HTTP client and
+/// `BlockingWork` run on their own threads, and the evaluation itself is tens of microseconds.
+///
+/// Actor code (the engine loop, the publisher) keeps its isolation: a default actor runs a task's job on
+/// the task's preferred executor, one job at a time as ever.
+package final class DataPathExecutor: TaskExecutor {
+    /// The daemon's: one loop of the process-wide NIO group, so no extra thread exists for it.
+    package static let shared = DataPathExecutor(loop: MultiThreadedEventLoopGroup.singleton.next())
+
+    package let loop: any EventLoop
+
+    package init(loop: any EventLoop) {
+        self.loop = loop
+    }
+
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        loop.execute { job.runSynchronously(on: executor) }
+    }
+}

@@ -1,0 +1,72 @@
+import NIOCore
+import NIOWebSocket
+
+/// The last handler of an upgraded WebSocket connection: reports `.connected`, then every complete frame to
+/// the stream's driver as it is read, on the event loop — no async sequence, no task hop in between. A close
+/// frame is answered (1000) and the connection closed; `closed` is fulfilled once, with why it ended.
+///
+/// Backpressure is not needed here: the driver decodes each report as it comes (well under a microsecond),
+/// and its quotes coalesce in the engine inbox (`QuoteMailbox`), so a fast market cannot back anything up.
+final class WebSocketFrameForwarder: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private let report: @Sendable (WebSocketLinkEvent) -> Void
+    private let closed: EventLoopPromise<String>
+    /// Why the connection is ending, once known (a close frame, an error); reported when it is inactive.
+    private var reason: String?
+    private var finished = false
+
+    init(report: @escaping @Sendable (WebSocketLinkEvent) -> Void, closed: EventLoopPromise<String>) {
+        self.report = report
+        self.closed = closed
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        report(.connected)
+        if !context.channel.isActive { finish("connection ended without a close frame") }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        switch frame.opcode {
+        case .text, .binary:
+            report(.message(frame.unmaskedData, binary: frame.opcode == .binary, compressed: frame.rsv1))
+        case .ping:
+            report(.ping(frame.unmaskedData))
+        case .pong:
+            report(.pong)
+        case .connectionClose:
+            guard reason == nil else { return }
+            var data = frame.unmaskedData
+            let code = data.readWebSocketErrorCode()
+            let text = data.readString(length: min(data.readableBytes, 120)) ?? ""
+            reason = "closed by the server (\(code.map(WebSocketLink.describe) ?? "no code")\(text.isEmpty ? "" : ": \(text)"))"
+            let channel = context.channel
+            let answer = WebSocketFrame(fin: true, opcode: .connectionClose, maskKey: .random(), data: ByteBuffer(bytes: [0x03, 0xE8]))
+            context.writeAndFlush(wrapOutboundOut(answer)).whenComplete { _ in channel.close(promise: nil) }
+        default:
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if reason == nil { reason = "connection failed: \(WebSocketLink.describe(error))" }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish(reason ?? "connection ended without a close frame")
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        finish(reason ?? "connection closed")
+    }
+
+    private func finish(_ why: String) {
+        guard !finished else { return }
+        finished = true
+        closed.succeed(why)
+    }
+}
