@@ -93,7 +93,9 @@ package enum Daemon {
             await runtime.publisher.replaceSinks(wiring.sinks(for: newSettings))
             await runtime.apply(newSettings)
         }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: reload)]
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: StartupPageRelease(clock: clock, logger: logger)), .init(service: reload),
+        ]
         if let outbox = wiring.outbox { services.append(.init(service: outbox)) }
         // Before the runtime: stopped after it, so the lease is released once the last decisions are published.
         if let ha, let haLifecycle {

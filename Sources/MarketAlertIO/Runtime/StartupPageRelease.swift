@@ -1,0 +1,39 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Once the daemon has been up for `delay` (its first polls, stream connections and evaluations done),
+/// gives back the executable's pages only start-up used (`StartupPages`), then waits for the stop.
+package struct StartupPageRelease: Service {
+    /// Long enough for start-up to be over: the first REST seed, stream handshakes and subscriptions
+    /// (each bounded by a 10 s timeout), the first FX rates and the settled first evaluation.
+    package static let defaultDelay: Duration = .seconds(15)
+
+    let clock: any DaemonClock
+    let delay: Duration
+    let logger: Logger
+    let release: @Sendable () -> Int
+
+    package init(
+        clock: any DaemonClock, delay: Duration = Self.defaultDelay, logger: Logger,
+        release: @escaping @Sendable () -> Int = { StartupPages.release() }
+    ) {
+        self.clock = clock
+        self.delay = delay
+        self.logger = logger
+        self.release = release
+    }
+
+    package func run() async throws {
+        let clock = clock
+        let delay = delay
+        do {
+            try await cancelWhenGracefulShutdown { try await clock.sleep(for: delay) }
+        } catch {
+            return  // stopping (or cancelled) before start-up was over: nothing to give back
+        }
+        let bytes = release()
+        logger.debug("released start-up pages of the executable", metadata: ["mb": "\(String(format: "%.1f", Double(bytes) / 1_048_576))"])
+        try? await gracefulShutdown()
+    }
+}
