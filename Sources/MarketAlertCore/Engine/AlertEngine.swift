@@ -142,8 +142,18 @@ package struct AlertEngine: Sendable {
 
     /// The earliest instant at which `advance` could change something, if any.
     package func nextDeadline(after now: Date) -> Date? {
-        [premiumDeadline(), silenceDeadline(), ipoWake, fxDeadline(), gate.nextExpiry, silenceEndDeadline(after: now), historyDeadline()]
-            .compactMap { $0 }.min()
+        // The earliest, without an array per call (the engine loop asks after every input).
+        var earliest = premiumDeadline()
+        func consider(_ deadline: Date?) {
+            if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        }
+        consider(silenceDeadline())
+        consider(ipoWake)
+        consider(fxDeadline())
+        consider(gate.nextExpiry)
+        consider(silenceEndDeadline(after: now))
+        consider(historyDeadline())
+        return earliest
     }
 
     /// Whether every source has answered once (or was declared down): `/readyz`, `STATUS=`.

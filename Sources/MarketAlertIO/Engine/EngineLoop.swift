@@ -65,7 +65,7 @@ package actor EngineLoop {
             case .wake:
                 observer?.inputBegan(nil, at: now)
                 scheduledWake = nil
-                if let due = engine.nextDeadline(after: now), due <= now {
+                if let due = Self.nextDeadline(of: &engine, after: now), due <= now {
                     await perform(engine.advance(now: now))
                 }
             }
@@ -123,10 +123,16 @@ package actor EngineLoop {
         }
     }
 
+    /// The engine's next deadline, read in place: a plain read of the stored engine copied the whole value
+    /// (retaining and releasing each of its dozens of references) on every input.
+    private static func nextDeadline(of engine: inout AlertEngine, after now: Date) -> Date? {
+        engine.nextDeadline(after: now)
+    }
+
     /// Sets the timer for the earlier of the engine's next deadline and the next watchdog ping.
     private func reschedule() {
         let now = clock.now()
-        var wake = engine.nextDeadline(after: now)
+        var wake = Self.nextDeadline(of: &engine, after: now)
         if statusDirty, let last = lastStatus {
             let due = last.at.addingTimeInterval(1)
             wake = min(wake ?? due, due)
