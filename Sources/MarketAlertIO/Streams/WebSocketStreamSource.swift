@@ -27,7 +27,7 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
         protocol protocolDescription: P, url: URL, staleAfter: Duration = .seconds(30), clock: any DaemonClock,
         connector: WebSocketConnector = WebSocketConnector(), counters: StreamCounters = StreamCounters(),
         reconnect: StreamReconnectPolicy? = nil, connectTimeout: Duration = .seconds(10), ackTimeout: Duration = .seconds(10),
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, logger: Logger? = nil
+        random: @escaping @Sendable () -> Double = StreamJitter.make(), logger: Logger? = nil
     ) {
         self.protocolDescription = protocolDescription
         self.url = url
