@@ -17,6 +17,9 @@ package actor EngineLoop {
     private let logger: Logger
     private var timer: Task<Void, Never>?
     private var scheduledWake: Date?
+    /// When the publisher tries sinks that failed again (a closed stdout, the journal away), without waiting
+    /// for the next publication.
+    private var sinkRetryDue: Date?
     private var lastWatchdog: Date?
     /// The status line is refreshed at most once a second, after inputs changed something.
     private var lastStatus: (line: String, at: Date)?
@@ -46,6 +49,7 @@ package actor EngineLoop {
         observer?.loopStarted(at: clock.now())
         defer { observer?.loopStopped() }
         await perform(engine.start(now: clock.now()))
+        if sinkRetryDue == nil { sinkRetryDue = await publisher.nextSinkRetry }  // failures of the start's redelivery
         reschedule()
         for await input in inbox.stream {
             let now = clock.now()
@@ -68,6 +72,7 @@ package actor EngineLoop {
                 if let due = Self.nextDeadline(of: &engine, after: now), due <= now {
                     await perform(engine.advance(now: now))
                 }
+                if let due = sinkRetryDue, due <= now { sinkRetryDue = await publisher.retrySinks() }
             }
             statusDirty = true
             refreshStatusIfDue(now: now)
@@ -91,7 +96,7 @@ package actor EngineLoop {
         for action in actions {
             switch action {
             case .publish(let publication):
-                await publisher.publish(publication)
+                sinkRetryDue = await publisher.publish(publication)
             case .status(let line):
                 lastStatus = (line, clock.now())
                 logger.debug("status: \(line)")
@@ -133,6 +138,7 @@ package actor EngineLoop {
     private func reschedule() {
         let now = clock.now()
         var wake = Self.nextDeadline(of: &engine, after: now)
+        if let due = sinkRetryDue { wake = min(wake ?? due, due) }
         if statusDirty, let last = lastStatus {
             let due = last.at.addingTimeInterval(1)
             wake = min(wake ?? due, due)

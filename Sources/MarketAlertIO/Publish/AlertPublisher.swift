@@ -8,8 +8,9 @@ import MarketAlertCore
 /// Silences, history, metrics and HA fencing belong here, once.
 ///
 /// A sink that fails (`SinkFailure`) is logged; the event stays pending and that sink alone is retried on
-/// the next publication, while the other sinks go on. A restart re-delivers a still-pending event to every
-/// sink: at-least-once with a stable id, never lost.
+/// the next publication or at `nextSinkRetry` (the engine loop's timer calls `retrySinks`), whichever
+/// comes first, while the other sinks go on. A restart re-delivers a still-pending event to every sink:
+/// at-least-once with a stable id, never lost.
 package actor AlertPublisher {
     let store: (any AlertStore)?
     private let clock: any DaemonClock
@@ -17,6 +18,8 @@ package actor AlertPublisher {
     let logger: Logger
     private var sinks: [any AlertSink]
     private var retries = SinkRetryQueue()
+    /// When the sinks that failed are tried again without waiting for a publication (nil: none waits).
+    package private(set) var nextSinkRetry: Date?
     private var hooks: (any PublicationHooks)?
     /// HA only (nil: a single instance): whether and with which epoch this instance leads (`AlertPublisher+HA`).
     var ha: PublisherLeadership?
@@ -35,12 +38,13 @@ package actor AlertPublisher {
     package func replaceSinks(_ sinks: [any AlertSink]) { self.sinks = sinks }
 
     /// Commits, delivers, clears. A failed commit is logged and delivery still goes ahead: a possible repeat
-    /// after a restart is better than a lost notification.
-    package func publish(_ publication: Publication) async {
-        guard !publication.isEmpty else { return }
+    /// after a restart is better than a lost notification. Returns `nextSinkRetry`.
+    @discardableResult
+    package func publish(_ publication: Publication) async -> Date? {
+        guard !publication.isEmpty else { return nextSinkRetry }
         if let ha {
             // HA: a standby publishes nothing; a leader delivers only what a fenced commit saved.
-            guard await commitLeading(publication, ha: ha) else { return }
+            guard await commitLeading(publication, ha: ha) else { return nextSinkRetry }
         } else if let store {
             do { try await store.commit(publication, at: clock.now()) } catch {
                 let keys = (publication.states.map(\.key) + publication.events.map(\.key)).uniqued().joined(separator: ", ")
@@ -66,6 +70,19 @@ package actor AlertPublisher {
             hooks?.heldBack(publication.silenced)
         }
         if !publication.endedSilences.isEmpty { await hooks?.silencesEnded(publication.endedSilences, at: clock.now()) }
+        scheduleSinkRetry()
+        return nextSinkRetry
+    }
+
+    /// Tries the sinks that failed again (the engine loop's timer, at `nextSinkRetry`); returns the next time.
+    package func retrySinks() async -> Date? {
+        await retryFailedSinks()
+        scheduleSinkRetry()
+        return nextSinkRetry
+    }
+
+    private func scheduleSinkRetry() {
+        nextSinkRetry = retries.isEmpty ? nil : clock.now().addingTimeInterval(retries.retryDelay)
     }
 
     /// Delivers what a previous run committed but may not have handed to every sink.
@@ -89,6 +106,7 @@ package actor AlertPublisher {
         if !events.isEmpty { logger.notice("delivering \(events.count) notification(s) left pending by the previous run") }
         for event in events where await fanOut(event, to: sinks) { delivered.append(event.id) }
         await clear(delivered)
+        scheduleSinkRetry()
     }
 
     /// Hands `event` to every sink; true when all took it. Failures are queued for a retry of that sink.

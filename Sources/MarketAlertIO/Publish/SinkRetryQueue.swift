@@ -1,3 +1,4 @@
+import Foundation
 import MarketAlertCore
 
 /// Events a sink failed to take, waiting for a retry of that sink. Bounded: past `capacity` the oldest
@@ -20,6 +21,13 @@ struct SinkRetryQueue {
     }
 
     var isEmpty: Bool { entries.isEmpty }
+
+    /// How long until the waiting entries are tried again on their own: 5 s after a first failure, doubling
+    /// with each failed retry of the least-tried entry, at most 5 minutes.
+    var retryDelay: TimeInterval {
+        let attempts = entries.map(\.attempts).min() ?? 1
+        return min(5 * pow(2, Double(min(attempts, 16) - 1)), 300)
+    }
 
     /// Queues a retry; returns an event given up to make room or because it failed too often.
     mutating func add(_ event: AlertEvent, sink: String, attempts: Int = 1) -> AlertEvent? {

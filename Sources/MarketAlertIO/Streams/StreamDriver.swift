@@ -34,19 +34,19 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     }
 
     mutating func run(emit: @escaping @Sendable (StreamUpdate) -> Void) async {
+        // Connections' reports and timer ticks, in arrival order.
         let events = AsyncQueue<StreamDriverEvent>()
-        let sink = events
         await withTaskGroup(of: Void.self) { group in
-            step(.start, group: &group, sink: sink, emit: emit)
+            step(.start, group: &group, sink: events, emit: emit)
             for await event in events {
                 if parked { continue }
                 switch event {
                 case .tick(let deadline):
                     if deadline == armed { armed = nil }
-                    step(.tick, group: &group, sink: sink, emit: emit)
+                    step(.tick, group: &group, sink: events, emit: emit)
                 case .link(let id, let linkEvent):
                     if let machineEvent = translate(id, linkEvent, emit: emit) {
-                        step(machineEvent, group: &group, sink: sink, emit: emit)
+                        step(machineEvent, group: &group, sink: events, emit: emit)
                     }
                 }
             }
@@ -55,7 +55,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
                 handle.holder.close()
             }
             links.removeAll()
-            sink.finish()
+            events.finish()
             group.cancelAll()
         }
     }
