@@ -7,17 +7,28 @@ extension StateRestore {
     /// day. A failure starts without them, loudly.
     static func loadHistory(from store: any AlertStore, settings: Settings, now: Date, into loaded: inout Loaded, logger: Logger) async {
         do {
-            if settings.digest != nil, let data = try await store.loadStates(kind: DigestRecord.kind)[DigestRecord.key] {
-                loaded.states.digestDay = try? JSONDecoder().decode(DigestRecord.self, from: data).day
-            }
-            guard settings.history != nil, let history = store as? any HistoryStore else { return }
-            let warm = try await history.fold(
-                since: HistoryWarmup.since(settings: settings, now: now), into: HistoryWarmup(settings: settings, now: now)
-            ) { warm, sample in warm.add(sample) }
+            loaded.states.digestDay = try await digestDay(from: store, settings: settings)
+            guard let warm = try await historyWarmup(from: store, settings: settings, now: now) else { return }
             loaded.states.history = warm
             if warm.samples > 0 { logger.info("premium history: \(warm.samples) samples loaded for context and digest") }
         } catch {
             logger.error("state store: cannot load premium history; notifications carry no context until it builds up again: \(error)")
         }
+    }
+
+    /// The local day the digest was last sent for (nil without `digest:`, before the first, or unreadable
+    /// as a record); a store that cannot be read throws.
+    static func digestDay(from store: any AlertStore, settings: Settings) async throws -> String? {
+        guard settings.digest != nil, let data = try await store.loadStates(kind: DigestRecord.kind)[DigestRecord.key] else { return nil }
+        return try? JSONDecoder().decode(DigestRecord.self, from: data).day
+    }
+
+    /// The stored history folded into the context and digest warm-up (nil without `history:` or a history
+    /// store).
+    static func historyWarmup(from store: any AlertStore, settings: Settings, now: Date) async throws -> HistoryWarmup? {
+        guard settings.history != nil, let history = store as? any HistoryStore else { return nil }
+        return try await history.fold(
+            since: HistoryWarmup.since(settings: settings, now: now), into: HistoryWarmup(settings: settings, now: now)
+        ) { warm, sample in warm.add(sample) }
     }
 }

@@ -21,10 +21,7 @@ enum StateRestore {
         var loaded = Loaded()
         guard let store else { return loaded }
         do {
-            loaded.states.premium = try await decode(store, kind: "premium", logger: logger)
-            loaded.states.sources = try await decode(store, kind: "source", logger: logger)
-            loaded.states.fx = try await decode(store, kind: "fx", logger: logger)
-            loaded.states.ipo = try await decode(store, kind: IPOAlertState.kind, logger: logger)
+            loaded.states = try await alertStates(from: store, logger: logger)
             for (key, data) in try await store.loadStates(kind: IPOAlertState.kind).sorted(by: { $0.key < $1.key }) {
                 guard let legacy = try? JSONDecoder().decode(LegacyIPOState.self, from: data), let pending = legacy.pending,
                       let state = loaded.states.ipo[key]
@@ -37,6 +34,18 @@ enum StateRestore {
         }
         if let settings { await loadHistory(from: store, settings: settings, now: now, into: &loaded, logger: logger) }
         return loaded
+    }
+
+    /// The four kinds of alert state (premium, source, FX, IPO). A row that no longer decodes is logged and
+    /// starts afresh; a store that cannot be read throws (the caller decides: a restart starts without them,
+    /// an HA takeover fails).
+    static func alertStates(from store: any AlertStore, logger: Logger) async throws -> AlertEngine.Restored {
+        var states = AlertEngine.Restored()
+        states.premium = try await decode(store, kind: "premium", logger: logger)
+        states.sources = try await decode(store, kind: "source", logger: logger)
+        states.fx = try await decode(store, kind: "fx", logger: logger)
+        states.ipo = try await decode(store, kind: IPOAlertState.kind, logger: logger)
+        return states
     }
 
     private static func decode<State: Decodable>(_ store: any AlertStore, kind: String, logger: Logger) async throws -> [String: State] {
