@@ -55,6 +55,10 @@ package actor LeaseKeeper {
         await resign()
     }
 
+    /// Whether a lease query is out (tests on virtual time wait for its answer before moving time: the
+    /// keeper's sleep then is the query's timeout, not rest).
+    package var isQuerying: Bool { lease.inFlightSince != nil }
+
     /// Ends `run()` (a graceful shutdown).
     package func stop() {
         stopped = true

@@ -202,9 +202,10 @@ struct PostgresStoreTests {
         #expect(try await store.silences(now: t0).first { $0.id == "active" }?.endHandledAt == t0.addingTimeInterval(1))
     }
 
-    /// The write a transition costs under HA: one fenced commit (the lease check, a state row, a pending
-    /// event) plus clearing it after delivery. Printed for the README; bounded loosely (a loaded machine).
-    @Test func writeLatencyPerTransition() async throws {
+    /// A run of transitions as the publisher writes them under HA: each a fenced commit (the lease check, a
+    /// state row, a pending event) and its clear after delivery. Every one lands and nothing stays pending.
+    /// (What this costs is a budget, measured by `marketalertd-bench --ha`, not here.)
+    @Test func fencedTransitionsInARowLeaveNothingPending() async throws {
         let (_, url) = try await SharedPostgres.database()
         let store = try await Self.open(url)
         defer { Task { await store.shutdown() } }
@@ -212,20 +213,14 @@ struct PostgresStoreTests {
         var machine = LeveledAlertStateMachine()
         _ = machine.observe(0.2, now: t0, policy: LeveledAlertPolicy(levels: PremiumRule.defaultLevels, clearBelow: 0.04))
         let state = StateRecord.encode(machine, key: "premium/global/BTC", kind: "premium")
-        var samples: [Duration] = []
-        let clock = ContinuousClock()
-        for index in 0..<220 {
-            let event = SampleEvents.fx(id: "lat-\(index)")
-            let started = clock.now
+        for index in 0..<50 {
+            let event = SampleEvents.fx(id: "run-\(index)")
             try await store.commit(Publication(states: [state], events: [event]), at: t0)
+            #expect(try await store.pendingEvents().map(\.id) == [event.id])
             try await store.clearPending(eventIDs: [event.id])
-            if index >= 20 { samples.append(clock.now - started) }  // after warm-up
         }
-        samples.sort()
-        let median = samples[samples.count / 2]
-        let p95 = samples[samples.count * 95 / 100]
-        print("HA write latency per transition (commit + clear, loopback): median \(median), p95 \(p95)")
-        #expect(median < .milliseconds(50))
+        #expect(try await store.pendingEvents().isEmpty)
+        #expect(try await store.loadStates(kind: "premium").keys.sorted() == ["premium/global/BTC"])
     }
 
     /// The database going away is an error to retry, never a crash; the same store works again once it is back.

@@ -72,18 +72,25 @@ import Testing
     /// The service waits out start-up on the injected clock, releases once, and a stop before that
     /// releases nothing.
     @Test func theServiceReleasesOnceAfterStartUp() async throws {
-        let clock = ManualClock(now: Date(timeIntervalSince1970: 1_750_000_000))
+        let start = Date(timeIntervalSince1970: 1_750_000_000)
+        let clock = ManualClock(now: start)
         let calls = Mutex(0)
+        let (released, signal) = AsyncStream.makeStream(of: Void.self)
         let service = StartupPageRelease(
             clock: clock, delay: .seconds(15), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-            release: { calls.withLock { $0 += 1 }; return 0 })
+            release: {
+                calls.withLock { $0 += 1 }
+                signal.yield()
+                return 0
+            })
         let task = Task { try await service.run() }
         await clock.waitForSleepers(1)
         await clock.advance(by: .seconds(14))
         #expect(calls.withLock { $0 } == 0)
+        #expect(clock.pendingDeadlines == [start.addingTimeInterval(15)])  // still waiting out start-up
         await clock.advance(by: .seconds(1))
-        let deadline = ContinuousClock.now + .seconds(10)
-        while calls.withLock({ $0 }) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        var releases = released.makeAsyncIterator()
+        _ = await releases.next()
         #expect(calls.withLock { $0 } == 1)
         task.cancel()
         try? await task.value
