@@ -3,8 +3,9 @@ import Logging
 import MarketAlertCore
 import NIOCore
 
-/// The loop behind `WebSocketStreamSource.run`: one task owns the state machine and the market table;
-/// connections and timers are child tasks that only report events to it.
+/// The loop behind `WebSocketStreamSource.run`: one task owns the state machine; connections and timers are
+/// child tasks that only report events to it. Frames are decoded where they are read (`StreamIntake`, which
+/// owns the market table); the driver hears of those that matter to the machine.
 struct StreamDriver<P: ExchangeStreamProtocol> {
     /// The consumer's: called on this task as updates happen, never waits (it coalesces).
     typealias Emit = @Sendable (StreamUpdate) -> Void
@@ -16,7 +17,9 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     }
 
     let source: WebSocketStreamSource<P>
-    var table: StreamMarketTable
+    let intake: StreamIntake
+    /// Every watched market id, as subscribed at first.
+    let markets: [String]
     private(set) var subscription: StreamSubscription
     var machine: StreamConnectionStateMachine
     private var links: [StreamLinkID: LinkHandle] = [:]
@@ -26,9 +29,13 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     /// Every watched market was refused: nothing left to stream; the driver only waits to be cancelled.
     private var parked = false
 
-    init(source: WebSocketStreamSource<P>, table: StreamMarketTable, subscription: StreamSubscription, machine: StreamConnectionStateMachine) {
+    init(
+        source: WebSocketStreamSource<P>, intake: StreamIntake, markets: [String], subscription: StreamSubscription,
+        machine: StreamConnectionStateMachine
+    ) {
         self.source = source
-        self.table = table
+        self.intake = intake
+        self.markets = markets
         self.subscription = subscription
         self.machine = machine
     }
@@ -45,7 +52,11 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
                     if deadline == armed { armed = nil }
                     step(.tick, group: &group, sink: events, emit: emit)
                 case .link(let id, let linkEvent):
-                    if let machineEvent = translate(id, linkEvent, emit: emit) {
+                    if let machineEvent = translate(id, linkEvent) {
+                        step(machineEvent, group: &group, sink: events, emit: emit)
+                    }
+                case .frame(let id, let frame):
+                    if let machineEvent = translate(id, frame, emit: emit) {
                         step(machineEvent, group: &group, sink: events, emit: emit)
                     }
                 }
@@ -65,8 +76,12 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         _ event: StreamConnectionEvent, group: inout TaskGroup<Void>, sink: AsyncQueue<StreamDriverEvent>,
         emit: Emit
     ) {
+        for activity in intake.takeActivity() {
+            machine.noteActivity(activity.id, inbound: activity.inbound, data: activity.data)
+        }
         let actions = machine.handle(event, now: source.clock.now(), random: source.random())
         for action in actions { perform(action, group: &group, sink: sink, emit: emit) }
+        intake.accept(machine.openLinks)
         guard let deadline = machine.nextDeadline else { return }
         if let armed, armed <= deadline { return }
         armed = deadline
@@ -90,8 +105,11 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             source.counters.update { $0.connects += 1 }
             source.logger?.debug("stream connecting", metadata: ["source": "\(exchange)", "link": "\(id)", "url": "\(source.url)"])
             let link = WebSocketLink(url: source.url, connector: source.connector, connectTimeout: source.connectTimeout)
+            let intake = intake
             group.addTask {
-                await link.run(commands: commands, holder: holder) { sink.yield(.link(id, $0)) }
+                await link.run(commands: commands, holder: holder) { sink.yield(.link(id, $0)) } message: { buffer, compressed in
+                    if let frame = intake.take(buffer, compressed: compressed, from: id) { sink.yield(.frame(id, frame)) }
+                }
             }
         case .send(let id, let message):
             guard let handle = links[id] else { return }
@@ -113,7 +131,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             handle.commands.finish()
         case .live:
             source.counters.update { $0.lives += 1 }
-            source.logger?.info("stream live", metadata: ["source": "\(exchange)", "markets": "\(table.entries.count)"])
+            source.logger?.info("stream live", metadata: ["source": "\(exchange)", "markets": "\(markets.count)"])
             emit(.live)
         case .down(let reason):
             source.counters.update {
@@ -126,7 +144,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     }
 
     /// Turns a connection's report into a machine event (decoding messages on the way).
-    private mutating func translate(_ id: StreamLinkID, _ event: WebSocketLinkEvent, emit: Emit) -> StreamConnectionEvent? {
+    private mutating func translate(_ id: StreamLinkID, _ event: WebSocketLinkEvent) -> StreamConnectionEvent? {
         switch event {
         case .connected:
             links[id]?.connected = true
@@ -143,21 +161,19 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         case .pong:
             source.counters.update { $0.heartbeats += 1 }
             return .heartbeat(id)
-        case .message(let buffer, _, let compressed):
-            return decode(buffer, compressed: compressed, from: id, emit: emit)
         }
     }
 
     /// Leaves the watched markets among `markets` out of the next subscriptions.
     private mutating func refuse(_ markets: [String], reason: String, emit: Emit) {
-        let watched = Set(table.markets)
+        let watched = Set(self.markets)
         let newlyRefused = Set(markets).intersection(watched).subtracting(refused)
         guard !newlyRefused.isEmpty else { return }
         refused.formUnion(newlyRefused)
         let exchange = source.exchange.rawValue
         source.logger?.warning("stream: the exchange refused markets; REST keeps them", metadata: [
             "source": "\(exchange)", "markets": "\(newlyRefused.sorted().joined(separator: ","))", "reason": "\(reason)"])
-        let remaining = table.markets.filter { !refused.contains($0) }
+        let remaining = self.markets.filter { !refused.contains($0) }
         guard !remaining.isEmpty else {
             parked = true
             for handle in links.values {
@@ -177,37 +193,10 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         machine.updateSubscription(messages: subscription.messages.count, acks: subscription.acks)
     }
 
-    private mutating func decode(_ buffer: ByteBuffer, compressed: Bool, from id: StreamLinkID, emit: Emit) -> StreamConnectionEvent? {
-        let now = source.clock.now()
-        let frame: StreamFrame
-        if compressed {
-            frame = .dropped(.malformed)  // no extension was negotiated: a compressed frame is a protocol error
-        } else if buffer.readableBytes > WebSocketStreamSource<P>.decodeLimit {
-            frame = .dropped(.oversized)
-        } else {
-            let decoder = source.protocolDescription
-            table.beginFrame()
-            frame = buffer.withUnsafeReadableBytes { bytes in decoder.decode(bytes, into: &table, receivedAt: now) }
-        }
-        source.counters.update { counters in
-            counters.frames += 1
-            switch frame {
-            case .data: counters.dataFrames += 1
-            case .heartbeat: counters.heartbeats += 1
-            case .dropped(let reason): counters.dropped[reason, default: 0] += 1
-            default: break
-            }
-        }
-        if case .dropped(let reason) = frame, let label = FetchMetrics.reason(reason) {
-            FetchMetrics.rejectedQuotes(source.exchange, reason: label)
-        }
+    /// Turns a frame the intake passed on into a machine event (leaving refused markets out on the way).
+    private mutating func translate(_ id: StreamLinkID, _ frame: StreamFrame, emit: Emit) -> StreamConnectionEvent? {
         switch frame {
         case .data:
-            guard machine.primaryLink == id || machine.successorLink == id else { return nil }
-            var quotes: [Quote] = []
-            quotes.reserveCapacity(table.touched.count)
-            for index in table.touched { quotes.append(table.quote(index, exchange: source.exchange, receivedAt: now)) }
-            if !quotes.isEmpty { emit(.quotes(quotes)) }
             return .data(id)
         case .acked(let keys, let complete):
             return .acked(id, keys: keys, complete: complete)

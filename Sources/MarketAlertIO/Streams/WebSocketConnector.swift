@@ -50,9 +50,11 @@ package struct WebSocketConnector: Sendable {
 
     /// Connects and upgrades. `holder` receives the raw channel as soon as it exists, so the caller can
     /// abort a hanging handshake by closing it. Once upgraded, `report` hears `.connected` and then every
-    /// frame, on the event loop as read; not `.closed` (the connection's `closed` future says why).
+    /// control frame, `message` every text or binary message, on the event loop as read; not `.closed` (the
+    /// connection's `closed` future says why).
     func connect(
-        to url: URL, timeout: Duration, holder: WebSocketChannelHolder, report: @escaping @Sendable (WebSocketLinkEvent) -> Void
+        to url: URL, timeout: Duration, holder: WebSocketChannelHolder, report: @escaping @Sendable (WebSocketLinkEvent) -> Void,
+        message: @escaping @Sendable (ByteBuffer, _ compressed: Bool) -> Void
     ) async throws -> Connection {
         guard let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss", let host = url.host, !host.isEmpty else {
             throw ConnectError(description: "not a ws:// or wss:// URL: \(url.absoluteString)")
@@ -83,7 +85,7 @@ package struct WebSocketConnector: Sendable {
                             try channel.pipeline.syncOperations.addHandler(NIOWebSocketFrameAggregator(
                                 minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 4096, maxAccumulatedFrameSize: maxBytes))
                             let closed = channel.eventLoop.makePromise(of: String.self)
-                            try channel.pipeline.syncOperations.addHandler(WebSocketFrameForwarder(report: report, closed: closed))
+                            try channel.pipeline.syncOperations.addHandler(WebSocketFrameForwarder(report: report, message: message, closed: closed))
                             return .websocket(Connection(channel: channel, closed: closed.futureResult))
                         }
                     }

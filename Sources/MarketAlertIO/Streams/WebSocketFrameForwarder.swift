@@ -1,24 +1,30 @@
 import NIOCore
 import NIOWebSocket
 
-/// The last handler of an upgraded WebSocket connection: reports `.connected`, then every complete frame to
-/// the stream's driver as it is read, on the event loop — no async sequence, no task hop in between. A close
+/// The last handler of an upgraded WebSocket connection: reports `.connected`, then passes on every complete
+/// frame as it is read, on the event loop — messages to the stream's intake (decoded on the spot), control
+/// frames to its driver — no async sequence, no task hop in between. A close
 /// frame is answered (1000) and the connection closed; `closed` is fulfilled once, with why it ended.
 ///
-/// Backpressure is not needed here: the driver decodes each report as it comes (well under a microsecond),
+/// Backpressure is not needed here: the intake decodes each message as it comes (well under a microsecond),
 /// and its quotes coalesce in the engine inbox (`QuoteMailbox`), so a fast market cannot back anything up.
 final class WebSocketFrameForwarder: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     private let report: @Sendable (WebSocketLinkEvent) -> Void
+    private let message: @Sendable (ByteBuffer, _ compressed: Bool) -> Void
     private let closed: EventLoopPromise<String>
     /// Why the connection is ending, once known (a close frame, an error); reported when it is inactive.
     private var reason: String?
     private var finished = false
 
-    init(report: @escaping @Sendable (WebSocketLinkEvent) -> Void, closed: EventLoopPromise<String>) {
+    init(
+        report: @escaping @Sendable (WebSocketLinkEvent) -> Void, message: @escaping @Sendable (ByteBuffer, _ compressed: Bool) -> Void,
+        closed: EventLoopPromise<String>
+    ) {
         self.report = report
+        self.message = message
         self.closed = closed
     }
 
@@ -31,7 +37,7 @@ final class WebSocketFrameForwarder: ChannelInboundHandler, RemovableChannelHand
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
         case .text, .binary:
-            report(.message(frame.unmaskedData, binary: frame.opcode == .binary, compressed: frame.rsv1))
+            message(frame.unmaskedData, frame.rsv1)
         case .ping:
             report(.ping(frame.unmaskedData))
         case .pong:

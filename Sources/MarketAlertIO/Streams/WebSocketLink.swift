@@ -3,12 +3,10 @@ import MarketAlertCore
 import NIOCore
 import NIOWebSocket
 
-/// What a connection reports to its stream's driver.
+/// What a connection reports to its stream's driver (messages go to the intake instead).
 enum WebSocketLinkEvent: Sendable {
     case connected
     case connectFailed(String)
-    /// A complete text or binary message.
-    case message(ByteBuffer, binary: Bool, compressed: Bool)
     case ping(ByteBuffer)
     case pong
     case closed(String)
@@ -23,8 +21,9 @@ enum WebSocketLinkCommand: Sendable {
     case close
 }
 
-/// Runs one WebSocket connection: connects, then lets the connection's handler report every inbound frame
-/// (on the event loop, as read) while this writes the commands it is given, until either side closes.
+/// Runs one WebSocket connection: connects, then lets the connection's handler pass on every inbound frame
+/// (on the event loop, as read: messages to `message`, the rest to `report`) while this writes the commands
+/// it is given, until either side closes.
 /// Answers nothing by itself (the driver decides).
 struct WebSocketLink: Sendable {
     let url: URL
@@ -33,11 +32,13 @@ struct WebSocketLink: Sendable {
 
     func run(
         commands: AsyncStream<WebSocketLinkCommand>, holder: WebSocketChannelHolder,
-        report: @escaping @Sendable (WebSocketLinkEvent) -> Void
+        report: @escaping @Sendable (WebSocketLinkEvent) -> Void,
+        message: @escaping @Sendable (ByteBuffer, _ compressed: Bool) -> Void
     ) async {
         let connection: WebSocketConnector.Connection
         do {
-            connection = try await connector.connect(to: url, timeout: connectTimeout, holder: holder, report: report)
+            connection = try await connector.connect(
+                to: url, timeout: connectTimeout, holder: holder, report: report, message: message)
         } catch {
             holder.close()
             report(.connectFailed(Self.describe(error)))

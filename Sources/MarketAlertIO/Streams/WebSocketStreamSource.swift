@@ -5,8 +5,8 @@ import NIOCore
 
 /// Runs any exchange's `ExchangeStreamProtocol` over real WebSocket connections: the pure
 /// `StreamConnectionStateMachine` decides, this carries out (connects, sends, closes, sleeps on the injected
-/// `DaemonClock`), decodes every frame into the market table and hands each frame's quotes to the consumer
-/// at once (the consumer coalesces).
+/// `DaemonClock`); `StreamIntake` decodes every frame into the market table as it is read and hands its
+/// quotes to the consumer at once (the consumer coalesces).
 package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
     package let protocolDescription: P
     package let url: URL
@@ -21,7 +21,7 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
     let logger: Logger?
 
     /// Frames larger than this are dropped unread (counted as `oversized`); the connection goes on.
-    package static var decodeLimit: Int { 1 << 20 }
+    package static var decodeLimit: Int { StreamIntake.decodeLimit }
 
     package init(
         protocol protocolDescription: P, url: URL, staleAfter: Duration = .seconds(30), clock: any DaemonClock,
@@ -57,8 +57,9 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
         guard !pairs.isEmpty else { return }
         let table = StreamMarketTable(pairs: pairs, marketID: protocolDescription.marketID)
         let subscription = protocolDescription.subscription(for: table.markets)
+        let intake = StreamIntake(decoder: protocolDescription, table: table, clock: clock, counters: counters, emit: emit)
         var driver = StreamDriver(
-            source: self, table: table, subscription: subscription,
+            source: self, intake: intake, markets: table.markets, subscription: subscription,
             machine: StreamConnectionStateMachine(configuration: configuration(for: subscription)))
         await driver.run(emit: emit)
     }
@@ -67,5 +68,7 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
 /// Everything the driver loop hears about: a connection's event or a timer.
 enum StreamDriverEvent: Sendable {
     case link(StreamLinkID, WebSocketLinkEvent)
+    /// A frame the intake decoded that the state machine must hear of.
+    case frame(StreamLinkID, StreamFrame)
     case tick(Date)
 }
