@@ -38,12 +38,16 @@ extension AlertEngine {
     /// The next instant a selected rate stops being fresh.
     func fxDeadline() -> Date? {
         guard let fxFailover else { return nil }
-        return fxSelected.compactMap { currency, rate -> Date? in
+        // A loop, not `compactMap(...).min()`: the engine loop asks after every input (each stream quote).
+        var earliest: Date?
+        for (currency, rate) in fxSelected {
             guard let profile = fxFailover.chain.first(where: { $0.kind.rawValue == rate.provider && $0.serves(currency) }),
                   let next = profile.nextPublication(after: rate.at)
-            else { return nil }
-            return next.addingTimeInterval(fxFailover.maxAge.seconds + 0.001)
-        }.min()
+            else { continue }
+            let due = next.addingTimeInterval(fxFailover.maxAge.seconds + 0.001)
+            if earliest.map({ due < $0 }) ?? true { earliest = due }
+        }
+        return earliest
     }
 
     private mutating func evaluateFXAlerts(now: Date, into out: inout EngineOutput) {

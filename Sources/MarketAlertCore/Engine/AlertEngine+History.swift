@@ -42,7 +42,8 @@ extension AlertEngine {
     }
 
     func historyDeadline() -> Date? {
-        [premium.history.flushAt, digest.due].compactMap { $0 }.min()
+        guard let flushAt = premium.history.flushAt else { return digest.due }
+        return digest.due.map { min($0, flushAt) } ?? flushAt
     }
 
     /// Publishes the closed slots, prunes hourly, and sends the digest when due.

@@ -3,7 +3,8 @@ import Foundation
 extension AlertEngine {
     /// Quotes arrived: the exchange has answered; the rules it feeds re-evaluate at once.
     mutating func receiveQuotes(_ exchange: ExchangeID, _ quotes: [Quote], delivery: QuoteDelivery, now: Date, into out: inout EngineOutput) {
-        guard settings.exchanges[exchange] != nil else { return }  // removed by a reload while in flight
+        // Removed by a reload while in flight (`index(forKey:)`: no copy of the exchange's settings per input).
+        guard settings.exchanges.index(forKey: exchange) != nil else { return }
         switch delivery {
         case .snapshot: book.replace(exchange, with: quotes)
         case .update: book.update(exchange, with: quotes)

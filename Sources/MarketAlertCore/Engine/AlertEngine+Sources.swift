@@ -4,16 +4,19 @@ extension AlertEngine {
     /// A source answered (`error == nil`) or failed: its health and `source/<name>` alert.
     mutating func recordSource(_ source: String, error: String?, now: Date, into out: inout EngineOutput) {
         logOutcome(source, error: error, now: now, into: &out)
-        var state = health[source] ?? SourceHealth(since: startedAt)
-        let action = if let error {
-            state.recordFailure(
-                error, now: now, policy: settings.sourceAlerts,
-                silenceApplies: watched.contains(ExchangeID(source)))
-        } else {
-            state.recordSuccess(now: now)
-        }
-        health[source] = state
-        publishHealth(source, state: state, action: action, now: now, into: &out)
+        let since = startedAt
+        let policy = settings.sourceAlerts
+        let silenceApplies = error != nil && watched.contains(ExchangeID(source))
+        // Updated in place (one lookup): a success is recorded for every stream quote.
+        let changed = { (state: inout SourceHealth) -> (SourceHealth.Action, SourceHealth)? in
+            let action = if let error {
+                state.recordFailure(error, now: now, policy: policy, silenceApplies: silenceApplies)
+            } else {
+                state.recordSuccess(now: now)
+            }
+            return action == .none ? nil : (action, state)
+        }(&health[source, default: SourceHealth(since: since)])
+        if let (action, state) = changed { publishHealth(source, state: state, action: action, now: now, into: &out) }
     }
 
     /// The daemon's diary of a source: the first failure, changes of error, a summary at most every ten
@@ -66,10 +69,14 @@ extension AlertEngine {
     }
 
     func silenceDeadline() -> Date? {
-        watched.compactMap { id -> Date? in
-            guard !liveStreams.contains(id) else { return nil }
-            return (health[id.rawValue] ?? SourceHealth(since: startedAt)).silenceDeadline(policy: settings.sourceAlerts)
-        }.min()
+        // Exchanges with a live stream are not timed (their silence is the stream's to notice).
+        var earliest: Date?
+        for id in watchedOffStream {
+            guard let due = (health[id.rawValue] ?? SourceHealth(since: startedAt)).silenceDeadline(policy: settings.sourceAlerts)
+            else { continue }
+            if earliest.map({ due < $0 }) ?? true { earliest = due }
+        }
+        return earliest
     }
 
     private func publishHealth(_ name: String, state: SourceHealth, action: SourceHealth.Action, now: Date, into out: inout EngineOutput) {

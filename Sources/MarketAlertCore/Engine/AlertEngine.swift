@@ -14,7 +14,9 @@ package struct AlertEngine: Sendable {
     let makeID: @Sendable () -> String
 
     /// Enabled exchanges some rule watches (cached: asked on every event).
-    var watched: Set<ExchangeID> = []
+    var watched: Set<ExchangeID> = [] {
+        didSet { watchedOffStream = Self.offStream(watched, liveStreams) }
+    }
     var book = QuoteBook()
     package internal(set) var premium = PremiumEvaluator()
     var gate = SettleGate()
@@ -23,7 +25,12 @@ package struct AlertEngine: Sendable {
     /// Log throttles per source (failures are logged as a diary, not per poll).
     var failureLogs: [String: FailureLogThrottle] = [:]
     /// Exchanges whose stream is live (REST fills in for the others).
-    var liveStreams: Set<ExchangeID> = []
+    var liveStreams: Set<ExchangeID> = [] {
+        didSet { watchedOffStream = Self.offStream(watched, liveStreams) }
+    }
+    /// The watched exchanges whose stream is not live (kept with the two sets above): the ones whose silence
+    /// is timed, read after every input without a set lookup.
+    private(set) var watchedOffStream: [ExchangeID] = []
     var fxBook = FXRateBook()
     var fxFailover: FXFailover?
     var fxSelected: [String: FXRate] = [:]
@@ -77,6 +84,7 @@ package struct AlertEngine: Sendable {
         ipoCalendars = Self.calendars(settings.ipo)
         _ = premium.retain(settings: settings.premium)
         watched = Set(settings.watchedPairsByExchange.keys)
+        watchedOffStream = Self.offStream(watched, liveStreams)  // observers do not run in an initializer
         awaitSources(settings, now: now, only: nil)
         restoreHistory(restored, now: now)
     }
@@ -141,6 +149,10 @@ package struct AlertEngine: Sendable {
     }
 
     /// The earliest instant at which `advance` could change something, if any.
+    static func offStream(_ watched: Set<ExchangeID>, _ live: Set<ExchangeID>) -> [ExchangeID] {
+        watched.filter { !live.contains($0) }.sorted()
+    }
+
     package func nextDeadline(after now: Date) -> Date? {
         // The earliest, without an array per call (the engine loop asks after every input).
         var earliest = premiumDeadline()

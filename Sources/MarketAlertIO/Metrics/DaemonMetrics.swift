@@ -15,9 +15,9 @@ package final class DaemonMetrics: Sendable {
     private let webhookQueue: (any WebhookQueueStore)?
     private let counters = Mutex<[String: Prometheus.Counter]>([:])
     private let histograms = Mutex<[String: DurationHistogram]>([:])
-    /// `quotes_received_total` per exchange and transport: counted once per engine input, so looked up
-    /// without building a string key.
-    private let quoteCounters = Mutex<[QuoteCounterKey: Prometheus.Counter]>([:])
+    /// `quotes_received_total` per exchange and transport: counted once per engine input, so found by a
+    /// scan of a few entries comparing short strings, without hashing or building a key.
+    private let quoteCounters = Mutex<[(key: QuoteCounterKey, counter: Prometheus.Counter)]>([])
     /// Last stream state per exchange (a reconnect is live after down).
     private let streams = Mutex<[ExchangeID: Bool]>([:])
     /// Scrape-time gauges, and the size of the last exposition (the next buffer's capacity).
@@ -65,11 +65,11 @@ package final class DaemonMetrics: Sendable {
     func countQuotes(_ exchange: ExchangeID, stream: Bool, by amount: Int) {
         let key = QuoteCounterKey(exchange: exchange, stream: stream)
         let counter = quoteCounters.withLock { cache in
-            if let counter = cache[key] { return counter }
+            if let found = cache.first(where: { $0.key == key }) { return found.counter }
             let made = registry.makeCounter(
                 descriptor: Self.descriptor(MetricNames.quotesReceived),
                 labels: [("exchange", exchange.rawValue), ("transport", stream ? "stream" : "rest")])
-            cache[key] = made
+            cache.append((key, made))
             return made
         }
         counter.increment(by: Int64(amount))
