@@ -120,6 +120,16 @@ package final class WebSocketTestServer: Sendable {
         send(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text)), to: id)
     }
 
+    /// Sends text frames back to back and flushes once: they leave in one TCP segment (a burst the client
+    /// reads at once, while they fit its read buffer).
+    package func pushTogether(_ texts: [String], to id: Int? = nil) {
+        guard let channel = channel(id) else { return }
+        channel.eventLoop.execute {
+            for text in texts { channel.write(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text)), promise: nil) }
+            channel.flush()
+        }
+    }
+
     package func push(binary: Data, to id: Int? = nil) {
         send(WebSocketFrame(fin: true, opcode: .binary, data: ByteBuffer(bytes: binary)), to: id)
     }

@@ -14,14 +14,14 @@ extension AlertEngine {
         if settled && gate.isSettled { out.log(.info, "every source has answered; evaluating") }
         // A stream batch re-evaluates only the assets it carries; a snapshot (or the first answer) all of them.
         if delivery == .update && !settled {
-            evaluatePremiums(involving: [exchange], assets: AssetFilter(quotes), now: now, into: &out)
+            evaluatePremiums(involving: exchange, assets: AssetFilter(quotes), now: now, into: &out)
         } else {
-            evaluatePremiums(involving: [exchange], now: now, into: &out)
+            evaluatePremiums(involving: exchange, now: now, into: &out)
         }
     }
 
-    /// Evaluates the settled rules (those involving `exchanges`, when given) and collects their transitions.
-    mutating func evaluatePremiums(involving exchanges: Set<ExchangeID>?, assets: AssetFilter = .all, now: Date, into out: inout EngineOutput) {
+    /// Evaluates the settled rules (those involving `exchange`, when given) and collects their transitions.
+    mutating func evaluatePremiums(involving exchange: ExchangeID?, assets: AssetFilter = .all, now: Date, into out: inout EngineOutput) {
         guard !settings.premium.rules.isEmpty else { return }
         if converter.usdRates != fxSelected || converter.reference != settings.premium.reference
             || converter.stablecoinsAs != settings.premium.stablecoinsAs
@@ -33,7 +33,7 @@ extension AlertEngine {
         let gate = gate
         let premiumSettings = settings.premium
         let decisions = premium.evaluate(
-            settings: premiumSettings, book: book, converter: converter, now: now, onlyInvolving: exchanges, assets: assets
+            settings: premiumSettings, book: book, converter: converter, now: now, onlyInvolving: exchange, assets: assets
         ) { rule in gate.isSettled(rule, needsFX: premiumSettings.needsFX(rule)) }
         for decision in decisions {
             if decision.stateChanged || decision.action != .none {

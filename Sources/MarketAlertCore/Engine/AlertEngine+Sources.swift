@@ -39,7 +39,7 @@ extension AlertEngine {
         guard settings.exchanges[exchange] != nil, gate.answered(source) else { return }
         out.log(.warning, "\(source) is down at its first fetch (\(message)); its rules evaluate without it", subject: source)
         if gate.isSettled { out.log(.info, "every source has answered; evaluating") }
-        evaluatePremiums(involving: [exchange], now: now, into: &out)
+        evaluatePremiums(involving: exchange, now: now, into: &out)
     }
 
     /// An exchange's stream changed state: degraded (REST fills in) is logged and shown, never an alert.

@@ -76,11 +76,11 @@ package struct PremiumEvaluator: Sendable {
         conversions = Array(repeating: nil, count: plan.currencies.count)
     }
 
-    /// Evaluates the rules (or only those involving `exchanges`, when given; only those `include` admits) at
+    /// Evaluates the rules (or only those involving `exchange`, when given; only those `include` admits) at
     /// `now`.
     package mutating func evaluate(
         settings: PremiumSettings, book: QuoteBook, converter: CurrencyConverter, now: Date,
-        onlyInvolving exchanges: Set<ExchangeID>? = nil, assets filter: AssetFilter = .all,
+        onlyInvolving exchange: ExchangeID? = nil, assets filter: AssetFilter = .all,
         including include: (PremiumRule) -> Bool = { _ in true }
     ) -> [PremiumDecision] {
         prepare(settings.rules)
@@ -89,8 +89,8 @@ package struct PremiumEvaluator: Sendable {
         let oldest = now.addingTimeInterval(-settings.maxQuoteAge.seconds)
         var decisions: [PremiumDecision] = []
         for ruleIndex in plan.rules.indices {
+            if let exchange, !plan.rules[ruleIndex].rule.exchanges.contains(exchange) { continue }
             let rule = plan.rules[ruleIndex].rule
-            if let exchanges, exchanges.isDisjoint(with: rule.exchanges) { continue }
             guard include(rule) else { continue }
             for entry in plan.rules[ruleIndex].entries {
                 guard filter.contains(plan.entries[entry].asset) else { continue }

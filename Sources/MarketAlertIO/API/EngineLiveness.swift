@@ -48,6 +48,14 @@ package final class EngineLiveness: EngineLoopObserver {
 
     package func loopStopped() { state.withLock { $0.stopped = true } }
 
+    /// Quotes decided outside the loop count as handled input; they say nothing about the loop being stuck.
+    package func quotesDecided(_ exchange: ExchangeID, count: Int, at now: Date) {
+        state.withLock { state in
+            state.lastInputAt = now
+            state.inputs += 1
+        }
+    }
+
     /// The verdict at `now`.
     package func verdict(now: Date) -> Verdict {
         state.withLock { state in

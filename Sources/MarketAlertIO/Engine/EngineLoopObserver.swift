@@ -13,6 +13,13 @@ package protocol EngineLoopObserver: Sendable {
     func inputEnded(at now: Date)
     /// The loop returned (shutdown) and will take no more input.
     func loopStopped()
+    /// Stream quotes were decided outside the loop's inputs (`EngineCore.decideQuotes`), on the thread that
+    /// read them; not an input of the loop (a loop stuck on a sink stays stuck).
+    func quotesDecided(_ exchange: ExchangeID, count: Int, at now: Date)
+}
+
+extension EngineLoopObserver {
+    package func quotesDecided(_ exchange: ExchangeID, count: Int, at now: Date) {}
 }
 
 /// Several observers as one (liveness and metrics).
@@ -25,4 +32,7 @@ package struct EngineLoopObservers: EngineLoopObserver {
     package func inputBegan(_ event: EngineEvent?, at now: Date) { for observer in observers { observer.inputBegan(event, at: now) } }
     package func inputEnded(at now: Date) { for observer in observers { observer.inputEnded(at: now) } }
     package func loopStopped() { for observer in observers { observer.loopStopped() } }
+    package func quotesDecided(_ exchange: ExchangeID, count: Int, at now: Date) {
+        for observer in observers { observer.quotesDecided(exchange, count: count, at: now) }
+    }
 }

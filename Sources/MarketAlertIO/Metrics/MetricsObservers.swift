@@ -20,6 +20,11 @@ extension DaemonMetrics: EngineLoopObserver {
             break
         }
     }
+
+    package func quotesDecided(_ exchange: ExchangeID, count: Int, at now: Date) {
+        guard count > 0 else { return }
+        countQuotes(exchange, stream: true, by: count)
+    }
 }
 
 /// The publisher's share: notifications counted by kind and status, those held back by silences by kind,

@@ -109,6 +109,8 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             group.addTask {
                 await link.run(commands: commands, holder: holder) { sink.yield(.link(id, $0)) } message: { buffer, compressed in
                     if let frame = intake.take(buffer, compressed: compressed, from: id) { sink.yield(.frame(id, frame)) }
+                } readComplete: {
+                    intake.flush()
                 }
             }
         case .send(let id, let message):

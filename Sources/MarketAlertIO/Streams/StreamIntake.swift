@@ -4,7 +4,9 @@ import NIOCore
 import Synchronization
 
 /// The per-frame path of one stream, run where a frame is read (on the connection's event loop): decodes it
-/// into the market table and hands the quotes it touched to the consumer on the spot. The driver hears only
+/// into the market table and, when the socket read that brought it is done (`flush`), hands the markets it
+/// touched to the consumer, the latest value of each: no wait, and a burst read at once is one batch. The
+/// driver hears only
 /// of frames that can change its state machine: acks, errors, shutdown notices, and every frame of a link
 /// not yet live. On a live link, market data and heartbeats only move the link's two clocks, which the
 /// driver collects (`takeActivity`) before each step of the machine.
@@ -37,6 +39,19 @@ final class StreamIntake: Sendable {
         var table: StreamMarketTable
         /// The machine's open links (at most a primary and a successor): frames of any other are ignored.
         var slots: [Slot] = []
+        /// Markets the frames of the current read changed, handed on together when the read is done (`flush`):
+        /// a burst that arrives in one read becomes one batch, the latest value per market.
+        var pending: [Int] = []
+        var isPending: [Bool]
+        /// When each market's latest frame was read.
+        var receivedAt: [Date]
+
+        init(table: StreamMarketTable) {
+            self.table = table
+            isPending = Array(repeating: false, count: table.entries.count)
+            receivedAt = Array(repeating: .distantPast, count: table.entries.count)
+            pending.reserveCapacity(table.entries.count)
+        }
     }
 
     private let decoder: any ExchangeStreamProtocol
@@ -86,19 +101,27 @@ final class StreamIntake: Sendable {
     func take(_ buffer: ByteBuffer, compressed: Bool, from id: StreamLinkID) -> StreamFrame? {
         let now = clock.now()
         let outcome: (frame: StreamFrame, report: Bool)? = state.withLock { state in
-            guard let slot = state.slots.firstIndex(where: { $0.id == id }) else { return nil }
             let frame = decode(buffer, compressed: compressed, into: &state.table, receivedAt: now)
+            guard let slot = state.slots.firstIndex(where: { $0.id == id }) else {
+                // A link the machine gave up (closing): its market data is not handed on, but what the
+                // exchange answered still counts (Kraken refuses markets one frame each, and the first
+                // refusal already closes the connection).
+                switch frame {
+                case .acked, .rejected, .shutdownNotice: return (frame, true)
+                default: return (frame, false)
+                }
+            }
             state.slots[slot].inbound = now
             switch frame {
             case .data:
                 state.slots[slot].data = now
-                var quotes: [Quote] = []
-                quotes.reserveCapacity(state.table.touched.count)
                 for index in state.table.touched {
-                    quotes.append(state.table.quote(index, exchange: decoder.exchange, receivedAt: now))
+                    state.receivedAt[index] = now
+                    if !state.isPending[index] {
+                        state.isPending[index] = true
+                        state.pending.append(index)
+                    }
                 }
-                // Under the lock: two links' quotes reach the consumer in the order they were read.
-                if !quotes.isEmpty { emit(.quotes(quotes)) }
                 return (frame, !state.slots[slot].live)
             case .heartbeat, .ignored, .unwatched, .dropped:
                 return (frame, !state.slots[slot].live)
@@ -109,6 +132,22 @@ final class StreamIntake: Sendable {
         guard let outcome else { return nil }
         count(outcome.frame)
         return outcome.report ? outcome.frame : nil
+    }
+
+    /// The read is done: hands on the markets its frames changed, the latest value of each, in one batch.
+    func flush() {
+        state.withLock { state in
+            guard !state.pending.isEmpty else { return }
+            var quotes: [Quote] = []
+            quotes.reserveCapacity(state.pending.count)
+            for index in state.pending {
+                quotes.append(state.table.quote(index, exchange: decoder.exchange, receivedAt: state.receivedAt[index]))
+                state.isPending[index] = false
+            }
+            state.pending.removeAll(keepingCapacity: true)
+            // Under the lock: two links' batches reach the consumer in the order they were read.
+            emit(.quotes(quotes))
+        }
     }
 
     private func decode(_ buffer: ByteBuffer, compressed: Bool, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {

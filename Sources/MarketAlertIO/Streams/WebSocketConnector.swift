@@ -50,11 +50,11 @@ package struct WebSocketConnector: Sendable {
 
     /// Connects and upgrades. `holder` receives the raw channel as soon as it exists, so the caller can
     /// abort a hanging handshake by closing it. Once upgraded, `report` hears `.connected` and then every
-    /// control frame, `message` every text or binary message, on the event loop as read; not `.closed` (the
-    /// connection's `closed` future says why).
+    /// control frame, `message` every text or binary message, on the event loop as read, and `readComplete`
+    /// the end of each socket read; not `.closed` (the connection's `closed` future says why).
     func connect(
         to url: URL, timeout: Duration, holder: WebSocketChannelHolder, report: @escaping @Sendable (WebSocketLinkEvent) -> Void,
-        message: @escaping @Sendable (ByteBuffer, _ compressed: Bool) -> Void
+        message: @escaping @Sendable (ByteBuffer, _ compressed: Bool) -> Void, readComplete: @escaping @Sendable () -> Void
     ) async throws -> Connection {
         guard let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss", let host = url.host, !host.isEmpty else {
             throw ConnectError(description: "not a ws:// or wss:// URL: \(url.absoluteString)")
@@ -85,7 +85,8 @@ package struct WebSocketConnector: Sendable {
                             try channel.pipeline.syncOperations.addHandler(NIOWebSocketFrameAggregator(
                                 minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 4096, maxAccumulatedFrameSize: maxBytes))
                             let closed = channel.eventLoop.makePromise(of: String.self)
-                            try channel.pipeline.syncOperations.addHandler(WebSocketFrameForwarder(report: report, message: message, closed: closed))
+                            try channel.pipeline.syncOperations.addHandler(WebSocketFrameForwarder(
+                                report: report, message: message, readComplete: readComplete, closed: closed))
                             return .websocket(Connection(channel: channel, closed: closed.futureResult))
                         }
                     }

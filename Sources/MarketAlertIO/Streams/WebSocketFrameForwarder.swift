@@ -6,14 +6,16 @@ import NIOWebSocket
 /// frames to its driver — no async sequence, no task hop in between. A close
 /// frame is answered (1000) and the connection closed; `closed` is fulfilled once, with why it ended.
 ///
-/// Backpressure is not needed here: the intake decodes each message as it comes (well under a microsecond),
-/// and its quotes coalesce in the engine inbox (`QuoteMailbox`), so a fast market cannot back anything up.
+/// Backpressure is not needed here: the intake decodes each message as it comes (well under a microsecond)
+/// and the engine decides its quotes at once (a few microseconds; `EngineCore`), before the next is read.
 final class WebSocketFrameForwarder: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     private let report: @Sendable (WebSocketLinkEvent) -> Void
     private let message: @Sendable (ByteBuffer, _ compressed: Bool) -> Void
+    /// The socket read whose frames were just passed on is done.
+    private let readComplete: @Sendable () -> Void
     private let closed: EventLoopPromise<String>
     /// Why the connection is ending, once known (a close frame, an error); reported when it is inactive.
     private var reason: String?
@@ -21,10 +23,11 @@ final class WebSocketFrameForwarder: ChannelInboundHandler, RemovableChannelHand
 
     init(
         report: @escaping @Sendable (WebSocketLinkEvent) -> Void, message: @escaping @Sendable (ByteBuffer, _ compressed: Bool) -> Void,
-        closed: EventLoopPromise<String>
+        readComplete: @escaping @Sendable () -> Void, closed: EventLoopPromise<String>
     ) {
         self.report = report
         self.message = message
+        self.readComplete = readComplete
         self.closed = closed
     }
 
@@ -56,12 +59,18 @@ final class WebSocketFrameForwarder: ChannelInboundHandler, RemovableChannelHand
         }
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        readComplete()
+        context.fireChannelReadComplete()
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if reason == nil { reason = "connection failed: \(WebSocketLink.describe(error))" }
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        readComplete()
         finish(reason ?? "connection ended without a close frame")
         context.fireChannelInactive()
     }

@@ -33,12 +33,12 @@ struct WebSocketLink: Sendable {
     func run(
         commands: AsyncStream<WebSocketLinkCommand>, holder: WebSocketChannelHolder,
         report: @escaping @Sendable (WebSocketLinkEvent) -> Void,
-        message: @escaping @Sendable (ByteBuffer, _ compressed: Bool) -> Void
+        message: @escaping @Sendable (ByteBuffer, _ compressed: Bool) -> Void, readComplete: @escaping @Sendable () -> Void
     ) async {
         let connection: WebSocketConnector.Connection
         do {
             connection = try await connector.connect(
-                to: url, timeout: connectTimeout, holder: holder, report: report, message: message)
+                to: url, timeout: connectTimeout, holder: holder, report: report, message: message, readComplete: readComplete)
         } catch {
             holder.close()
             report(.connectFailed(Self.describe(error)))

@@ -2,6 +2,7 @@ import Foundation
 import MarketAlertCore
 @testable import MarketAlertIO
 import MarketAlertTestSupport
+import Synchronization
 import Testing
 
 /// A busy engine never backs up the reader: the stream hands every frame's quotes to the engine inbox at
@@ -60,12 +61,56 @@ import Testing
         await server.shutdown()
     }
 
+    /// A burst the socket delivers in one read is one batch: the latest value per market, handed on when
+    /// the read is done, not one update per frame.
+    @Test func aBurstReadAtOnceIsOneBatchOfTheLatestValues() async throws {
+        let server = try await WebSocketTestServer(persona: StreamPersonas.binance(StreamPersonaKnobs()))
+        let counters = StreamCounters()
+        let updates = BurstUpdates()
+        let source = WebSocketStreamSource(
+            protocol: BinanceStream(), url: server.url("/ws"), clock: ManualClock(now: Date(timeIntervalSince1970: 1_750_000_000)),
+            counters: counters, random: { 0.5 })
+        let pairs: Set<MarketPair> = [MarketPair(base: "BTC", quote: "USDT"), MarketPair(base: "ETH", quote: "USDT")]
+        let task = Task { await source.run(pairs: pairs) { updates.append($0) } }
+        defer { task.cancel() }
+        try await waitFor { updates.all.contains(.live) }
+        // 20 bookTicker frames (about 1.3 KB, within the client's first read buffer) in one segment.
+        let frames = (1...20).map { step in
+            let symbol = step.isMultiple(of: 2) ? "BTCUSDT" : "ETHUSDT"
+            return "{\"u\":\(step),\"s\":\"\(symbol)\",\"b\":\"\(200 + step).0\",\"B\":\"1\",\"a\":\"\(200 + step).5\",\"A\":\"1\"}"
+        }
+        server.pushTogether(frames)
+        try await waitFor { counters.snapshot.dataFrames == 20 }
+        try await waitFor { !updates.quoteBatches.isEmpty }
+        let batches = updates.quoteBatches
+        #expect(batches.count == 1, "one batch for one read, got \(batches.map(\.count))")
+        let batch = try #require(batches.first)
+        #expect(batch.count == 2)
+        #expect(batch.first { $0.market == "BTCUSDT" }?.bid?.exact == Decimal(220))
+        #expect(batch.first { $0.market == "ETHUSDT" }?.bid?.exact == Decimal(219))
+        task.cancel()
+        await task.value
+        await server.shutdown()
+    }
+
     private func waitFor(_ condition: @Sendable () -> Bool) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .seconds(10))
         while !condition() {
             guard clock.now < deadline else { throw WebSocketTestServer.WaitTimeout(what: "condition") }
             try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
+private final class BurstUpdates: Sendable {
+    private let updates = Mutex<[StreamUpdate]>([])
+    func append(_ update: StreamUpdate) { updates.withLock { $0.append(update) } }
+    var all: [StreamUpdate] { updates.withLock { $0 } }
+    var quoteBatches: [[Quote]] {
+        all.compactMap { update in
+            if case .quotes(let quotes) = update { return quotes }
+            return nil
         }
     }
 }
