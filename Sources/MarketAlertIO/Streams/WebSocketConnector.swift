@@ -13,7 +13,7 @@ import Synchronization
 /// permessage-deflate is never negotiated. Control frames are not answered here: pings, pongs and close
 /// frames reach the stream runner, which answers pings under the exchange's message-rate limit and counts
 /// every frame for its liveness checks. Inbound frames are reported as they are read, on the channel's
-/// event loop (`WebSocketFrameForwarder`), with no async sequence or task between socket and driver.
+/// event loop (`WebSocketMessageReader`), with no async sequence or task between socket and driver.
 package struct WebSocketConnector: Sendable {
     /// An upgraded connection: write frames to `channel`; `closed` says why it ended once it has.
     package struct Connection: Sendable {
@@ -80,13 +80,22 @@ package struct WebSocketConnector: Sendable {
                     if let tls {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName))
                     }
-                    let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(maxFrameSize: maxBytes) { channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(NIOWebSocketFrameAggregator(
-                                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 4096, maxAccumulatedFrameSize: maxBytes))
+                    // NIO's upgrader checks the handshake and adds its frame encoder and decoder; the decoder is
+                    // swapped for our reader (`WebSocketMessageReader`) before any frame can arrive (the upgrade
+                    // handler holds bytes read after the 101 until this future completes).
+                    let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(
+                        maxFrameSize: maxBytes, enableAutomaticErrorHandling: false
+                    ) { channel, _ in
+                        let decoder: ByteToMessageHandler<WebSocketFrameDecoder>
+                        do {
+                            decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
+                        } catch {
+                            return channel.eventLoop.makeFailedFuture(error)
+                        }
+                        return channel.pipeline.syncOperations.removeHandler(decoder).flatMapThrowing {
                             let closed = channel.eventLoop.makePromise(of: String.self)
-                            try channel.pipeline.syncOperations.addHandler(WebSocketFrameForwarder(
-                                report: report, message: message, readComplete: readComplete, closed: closed))
+                            try channel.pipeline.syncOperations.addHandler(WebSocketMessageReader(
+                                maxMessageBytes: maxBytes, report: report, message: message, readComplete: readComplete, closed: closed))
                             return .websocket(Connection(channel: channel, closed: closed.futureResult))
                         }
                     }
