@@ -38,7 +38,9 @@ package final class EngineCore: Sendable {
         /// Inputs changed something since the status line was last refreshed (at `statusAt`).
         var statusDirty = false
         var statusAt: Date?
-        var observer: (any EngineLoopObserver)?
+        /// Stream quotes decided since the loop last told its observers, per exchange, and when the last was.
+        var uncounted: [(exchange: ExchangeID, quotes: Int)] = []
+        var lastDecidedAt: Date?
     }
 
     private let state: Mutex<State>
@@ -49,14 +51,20 @@ package final class EngineCore: Sendable {
         self.clock = clock
     }
 
-    func attach(_ observer: any EngineLoopObserver) { state.withLock { $0.observer = observer } }
 
     /// Stream quotes of `exchange`, decided at `now` (the engine re-evaluates what they feed). Returns what
     /// the loop must be told; usually nothing.
     func decideQuotes(_ quotes: [Quote], from exchange: ExchangeID) -> Signal {
         let now = clock.now()
         return state.withLock { state in
-            state.observer?.quotesDecided(exchange, count: quotes.count, at: now)
+            // Counted here, told to the observers by the loop (at least once a second: the status refresh):
+            // metrics and liveness cost nothing per quote.
+            if let index = state.uncounted.firstIndex(where: { $0.exchange == exchange }) {
+                state.uncounted[index].quotes += quotes.count
+            } else {
+                state.uncounted.append((exchange, quotes.count))
+            }
+            state.lastDecidedAt = now
             let actions = state.engine.handle(.quotes(exchange, quotes, .update), now: now)
             var signal: Signal = []
             if !actions.isEmpty {
@@ -90,6 +98,18 @@ package final class EngineCore: Sendable {
             let actions = decide(&state.engine)
             if !actions.isEmpty { state.decided.append(.actions(actions)) }
             state.statusDirty = true
+        }
+    }
+
+    /// The stream quotes decided since the last call, per exchange, and when the last of them was.
+    func takeDecidedCounts() -> (counts: [(exchange: ExchangeID, quotes: Int)], at: Date?) {
+        state.withLock { state in
+            guard !state.uncounted.isEmpty else { return ([], nil) }
+            defer {
+                for index in state.uncounted.indices { state.uncounted[index].quotes = 0 }
+                state.uncounted.removeAll { $0.quotes == 0 }
+            }
+            return (state.uncounted, state.lastDecidedAt)
         }
     }
 

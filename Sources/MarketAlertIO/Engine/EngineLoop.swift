@@ -44,7 +44,6 @@ package actor EngineLoop {
     /// Lets liveness (`/healthz`) and metrics watch the loop; attach before `run()`.
     package func attach(_ observer: any EngineLoopObserver) {
         self.observer = observer
-        core.attach(observer)
     }
 
     /// Runs until the inbox is finished (then after handling what was queued) or the task is cancelled.
@@ -80,6 +79,7 @@ package actor EngineLoop {
                 observer?.inputBegan(nil, at: now)
             }
             core.markChanged()
+            countDecidedQuotes()
             await performDecided()
             refreshStatusIfDue(now: now)
             pingWatchdogIfDue(now: now)
@@ -89,6 +89,7 @@ package actor EngineLoop {
             if Task.isCancelled { break }
         }
         await performDecided()  // stream quotes decided while the last inputs were handled
+        countDecidedQuotes()
         timer?.cancel()
         timer = nil
     }
@@ -98,6 +99,14 @@ package actor EngineLoop {
 
     /// A read of the engine as it stands (status, `once`, the HTTP API).
     package func snapshot<T: Sendable>(_ read: @Sendable (AlertEngine) -> T) -> T { core.read(read) }
+
+    /// Tells the observers how many stream quotes were decided outside the loop since it last looked.
+    private func countDecidedQuotes() {
+        guard let observer else { return }
+        let (counts, at) = core.takeDecidedCounts()
+        guard let at else { return }
+        for (exchange, quotes) in counts where quotes > 0 { observer.quotesDecided(exchange, count: quotes, at: at) }
+    }
 
     /// Carries out everything decided so far, oldest first, including what is decided meanwhile.
     private func performDecided() async {

@@ -14,7 +14,9 @@ package protocol EngineLoopObserver: Sendable {
     /// The loop returned (shutdown) and will take no more input.
     func loopStopped()
     /// Stream quotes were decided outside the loop's inputs (`EngineCore.decideQuotes`), on the thread that
-    /// read them; not an input of the loop (a loop stuck on a sink stays stuck).
+    /// read them: `count` since the last call, the last at `now`. Told by the loop at its next input (at
+    /// least once a second while quotes arrive); not an input of the loop (a loop stuck on a sink stays
+    /// stuck).
     func quotesDecided(_ exchange: ExchangeID, count: Int, at now: Date)
 }
 
