@@ -44,6 +44,7 @@ extension AlertEngine {
     func silenceEndDeadline(after now: Date) -> Date? { silenceBook.nextEnd(after: now) }
 
     private mutating func handleSilenceEnds(now: Date, into out: inout EngineOutput) {
+        guard !silenceBook.silences.isEmpty else { return }  // asked on every input, stream quotes included
         for silence in silenceBook.endsDue(at: now) {
             silenceBook.handledEnds.insert(silence.id)
             out.publication.endedSilences.append(silence.id)

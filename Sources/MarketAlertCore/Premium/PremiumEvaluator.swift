@@ -139,8 +139,13 @@ package struct PremiumEvaluator: Sendable {
             if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
         if plan.compiles(settings.rules) {
-            for rule in plan.rules {
-                for entry in rule.entries { consider(slotStates[plan.entries[entry].key]?.nextDeadline(policy: rule.policy)) }
+            // By index: iterating `plan.rules` by value copied each compiled rule (its rule's arrays, sets and
+            // strings retained and released) on every call, and the engine loop asks after every input.
+            for ruleIndex in plan.rules.indices {
+                for entry in plan.rules[ruleIndex].entries {
+                    guard let state = slotStates[plan.entries[entry].key], state.phase != .inactive else { continue }
+                    consider(state.nextDeadline(policy: plan.rules[ruleIndex].policy))
+                }
             }
             return earliest
         }
