@@ -149,6 +149,16 @@ package struct AlertEngine: Sendable {
     }
 
     /// The earliest instant at which `advance` could change something, if any.
+    /// The earliest of the deadlines a batch of stream quotes can bring forward: the premium states' (a `for`
+    /// starting, a pending key's quotes) and the history's (a key's first sample opens a slot). The others
+    /// only move later with quotes (the settle gate, silence) or not at all (FX, IPO, silence ends), so after
+    /// deciding quotes this is enough to tell whether the loop's timer must be re-armed earlier, at a
+    /// fraction of `nextDeadline`'s cost.
+    package func quoteDrivenDeadline() -> Date? {
+        guard let history = historyDeadline() else { return premiumDeadline() }
+        return premiumDeadline().map { min($0, history) } ?? history
+    }
+
     static func offStream(_ watched: Set<ExchangeID>, _ live: Set<ExchangeID>) -> [ExchangeID] {
         watched.filter { !live.contains($0) }.sorted()
     }

@@ -71,7 +71,8 @@ package final class EngineCore: Sendable {
                 if state.decided.isEmpty { signal.insert(.perform) }
                 state.decided.append(.actions(actions))
             }
-            var wanted = state.engine.nextDeadline(after: now)
+            // Only what quotes can bring forward (`quoteDrivenDeadline`); the timer covers the rest already.
+            var wanted = state.engine.quoteDrivenDeadline()
             if !state.statusDirty {
                 state.statusDirty = true
                 let due = state.statusAt?.addingTimeInterval(1) ?? now

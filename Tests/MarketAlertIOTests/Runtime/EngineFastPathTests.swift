@@ -43,6 +43,24 @@ import Testing
         #expect(events.first?.premium?.high.transport == "stream")
     }
 
+    /// A quote decided outside the loop that starts a `for` moves the loop's timer earlier: the notice goes out
+    /// the moment the `for` has elapsed (2.5 s: between the loop's whole-second status and watchdog wakes).
+    @Test func aForStartedByAStreamQuoteReArmsTheLoopsTimer() async throws {
+        let harness = await DaemonRuntimeTests.Harness(
+            settings: try twoExchangeSettings(forDuration: "2500ms"), store: try SQLiteStore(inMemory: ()), start: start)
+        await harness.settle()
+        let runtime = harness.world.runtime
+        let crossing = harness.clock.now()
+        runtime.inbox.post([streamQuote(.bybit, "100120", at: crossing)], from: .bybit)
+        harness.bybit.set("BTC", "100120")  // REST agrees, so the condition holds throughout
+        await harness.settle()
+        #expect(harness.sink.events.isEmpty)
+        await harness.advance(3)
+        await harness.stop()
+        #expect(harness.sink.events.map(\.status) == ["firing"])
+        #expect(harness.sink.events.first?.at == crossing.addingTimeInterval(2.5))
+    }
+
     @Test func decisionsOnArrivalAndTheLoopsOwnArePublishedInTheOrderTheyWereTaken() async throws {
         let harness = await DaemonRuntimeTests.Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
         await harness.settle()
