@@ -4,14 +4,16 @@ import Foundation
 /// other fiat goes through USD with `USD/<fiat>` rates. A currency without a fresh rate cannot be
 /// converted: the caller drops that quote, it never guesses.
 package struct CurrencyConverter: Sendable {
-    package var reference: String
-    package var stablecoinsAs: [String: String]
+    package let reference: String
+    package let stablecoinsAs: [String: String]
     /// Fresh `USD/<fiat>` rates by fiat code, e.g. `["KRW": USD/KRW 1380]`.
-    package var usdRates: [String: FXRate]
+    package let usdRates: [String: FXRate]
 
     /// Factor and rates per currency, computed once: evaluation asks for them for every quote, and must not
     /// build an array of rates each time.
     private var table: [String: (factor: Double, rates: [FXRate])] = [:]
+    /// Which converter this is (a new one per `init`): lets a caller keep what it derived from this one.
+    package let identity = ConverterIdentity()
 
     package init(reference: String, stablecoinsAs: [String: String], usdRates: [String: FXRate]) {
         self.reference = reference
@@ -43,4 +45,9 @@ package struct CurrencyConverter: Sendable {
         rates.append(rate)
         return (usd * rate.rate.value, rates)
     }
+}
+
+/// The identity of one `CurrencyConverter` value and its copies (compared by reference).
+package final class ConverterIdentity: Sendable {
+    init() {}
 }

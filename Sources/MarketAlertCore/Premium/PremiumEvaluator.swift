@@ -28,6 +28,8 @@ package struct PremiumEvaluator: Sendable {
     private var detachedLatest: [String: PremiumObservation] = [:]
     /// Per plan currency: its conversion into the reference currency for the current evaluation.
     private var conversions: [ReferenceConversion?] = []
+    /// The converter `conversions` were computed with (nil: not computed for this plan).
+    private var conversionsFrom: ConverterIdentity?
     private var scratch: [BidAskCandidate] = []
     /// Keys whose premium is above their rule's `max_plausible_pct` now: bad data, not a premium. Their state
     /// machines see no value (nothing fires or resolves on it).
@@ -74,6 +76,7 @@ package struct PremiumEvaluator: Sendable {
         slotStates = plan.keys.map { detachedStates.removeValue(forKey: $0) }
         slotLatest = plan.keys.map { detachedLatest.removeValue(forKey: $0) }
         conversions = Array(repeating: nil, count: plan.currencies.count)
+        conversionsFrom = nil
     }
 
     /// Evaluates the rules (or only those involving `exchange`, when given; only those `include` admits) at
@@ -85,7 +88,11 @@ package struct PremiumEvaluator: Sendable {
     ) -> [PremiumDecision] {
         prepare(settings.rules)
         plan.resolve(in: book)
-        for (index, currency) in plan.currencies.enumerated() { conversions[index] = converter.toReference(1, currency: currency) }
+        // Once per converter (it changes with the FX selection), not per evaluation of a stream quote.
+        if conversionsFrom !== converter.identity {
+            for (index, currency) in plan.currencies.enumerated() { conversions[index] = converter.toReference(1, currency: currency) }
+            conversionsFrom = converter.identity
+        }
         let oldest = now.addingTimeInterval(-settings.maxQuoteAge.seconds)
         var decisions: [PremiumDecision] = []
         for ruleIndex in plan.rules.indices {
