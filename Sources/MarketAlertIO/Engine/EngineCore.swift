@@ -125,9 +125,6 @@ package final class EngineCore: Sendable {
     /// A read of the engine as it stands.
     func read<T>(_ body: (AlertEngine) -> T) -> T { state.withLock { body($0.engine) } }
 
-    /// The engine's next deadline after `now` (read in place: no copy of the engine).
-    func nextDeadline(after now: Date) -> Date? { state.withLock { $0.engine.nextDeadline(after: now) } }
-
     /// The loop's timer, worked out under the lock (so a decision taken meanwhile compares against the
     /// timer as it will be): the earliest of the engine's next deadline, the status refresh and `extra`.
     /// A wake that only moved later keeps the armed timer (it fires early, finds nothing due and re-arms):

@@ -73,7 +73,7 @@ package actor EngineLoop {
             case .wake:
                 observer?.inputBegan(nil, at: now)
                 core.timerFired()
-                if let due = core.nextDeadline(after: now), due <= now { core.decide { $0.advance(now: now) } }
+                core.decide { engine in engine.nextDeadline(after: now).map { $0 <= now } == true ? engine.advance(now: now) : [] }
                 if let due = sinkRetryDue, due <= now { sinkRetryDue = await publisher.retrySinks() }
             case .decided:
                 observer?.inputBegan(nil, at: now)

@@ -20,9 +20,6 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
     let random: @Sendable () -> Double
     let logger: Logger?
 
-    /// Frames larger than this are dropped unread (counted as `oversized`); the connection goes on.
-    package static var decodeLimit: Int { StreamIntake.decodeLimit }
-
     package init(
         protocol protocolDescription: P, url: URL, staleAfter: Duration = .seconds(30), clock: any DaemonClock,
         connector: WebSocketConnector = WebSocketConnector(), counters: StreamCounters = StreamCounters(),

@@ -10,16 +10,10 @@ import Testing
 /// one queued input per exchange; status changes keep their place.
 @Suite struct StreamCoalescingTests {
     @Test func aBusyEngineGetsTheLatestValuePerMarketInOneInput() async throws {
-        let server = try await WebSocketTestServer(persona: StreamPersonas.binance(StreamPersonaKnobs()))
-        let counters = StreamCounters()
         let inbox = EngineInbox()
         let live = LiveFlag()
-        let source = WebSocketStreamSource(
-            protocol: BinanceStream(), url: server.url("/ws"), clock: ManualClock(now: Date(timeIntervalSince1970: 1_750_000_000)),
-            counters: counters, random: { 0.5 })
-        let pairs: Set<MarketPair> = [MarketPair(base: "BTC", quote: "USDT"), MarketPair(base: "ETH", quote: "USDT")]
-        let task = Task {
-            await source.run(pairs: pairs) { update in ExchangeProducer.forward(update, from: .binance, to: inbox, live: live) }
+        let (server, counters, task) = try await Self.binanceStream { update in
+            ExchangeProducer.forward(update, from: .binance, to: inbox, live: live)
         }
         defer { task.cancel() }
         try await server.waitUntil("a subscription") { !($0.connections.first?.texts.isEmpty ?? true) }
@@ -64,14 +58,8 @@ import Testing
     /// A burst the socket delivers in one read is one batch: the latest value per market, handed on when
     /// the read is done, not one update per frame.
     @Test func aBurstReadAtOnceIsOneBatchOfTheLatestValues() async throws {
-        let server = try await WebSocketTestServer(persona: StreamPersonas.binance(StreamPersonaKnobs()))
-        let counters = StreamCounters()
         let updates = BurstUpdates()
-        let source = WebSocketStreamSource(
-            protocol: BinanceStream(), url: server.url("/ws"), clock: ManualClock(now: Date(timeIntervalSince1970: 1_750_000_000)),
-            counters: counters, random: { 0.5 })
-        let pairs: Set<MarketPair> = [MarketPair(base: "BTC", quote: "USDT"), MarketPair(base: "ETH", quote: "USDT")]
-        let task = Task { await source.run(pairs: pairs) { updates.append($0) } }
+        let (server, counters, task) = try await Self.binanceStream { updates.append($0) }
         defer { task.cancel() }
         try await waitFor { updates.all.contains(.live) }
         // 20 bookTicker frames (about 1.3 KB, within the client's first read buffer) in one segment.
@@ -91,6 +79,20 @@ import Testing
         task.cancel()
         await task.value
         await server.shutdown()
+    }
+
+    /// A Binance stream of BTC and ETH against a local server, its updates to `consumer`, running until the
+    /// returned task is cancelled.
+    private static func binanceStream(
+        _ consumer: @escaping @Sendable (StreamUpdate) -> Void
+    ) async throws -> (WebSocketTestServer, StreamCounters, Task<Void, Never>) {
+        let server = try await WebSocketTestServer(persona: StreamPersonas.binance(StreamPersonaKnobs()))
+        let counters = StreamCounters()
+        let source = WebSocketStreamSource(
+            protocol: BinanceStream(), url: server.url("/ws"), clock: ManualClock(now: Date(timeIntervalSince1970: 1_750_000_000)),
+            counters: counters, random: { 0.5 })
+        let pairs: Set<MarketPair> = [MarketPair(base: "BTC", quote: "USDT"), MarketPair(base: "ETH", quote: "USDT")]
+        return (server, counters, Task { await source.run(pairs: pairs, emit: consumer) })
     }
 
     private func waitFor(_ condition: @Sendable () -> Bool) async throws {
