@@ -45,12 +45,15 @@ final class StreamIntake: Sendable {
         var isPending: [Bool]
         /// When each market's latest frame was read.
         var receivedAt: [Date]
+        /// The batch handed on by the last `flush` (its storage is reused by the next).
+        var batch: [Quote] = []
 
         init(table: StreamMarketTable) {
             self.table = table
             isPending = Array(repeating: false, count: table.entries.count)
             receivedAt = Array(repeating: .distantPast, count: table.entries.count)
             pending.reserveCapacity(table.entries.count)
+            batch.reserveCapacity(table.entries.count)
         }
     }
 
@@ -138,15 +141,17 @@ final class StreamIntake: Sendable {
     func flush() {
         state.withLock { state in
             guard !state.pending.isEmpty else { return }
-            var quotes: [Quote] = []
-            quotes.reserveCapacity(state.pending.count)
+            // One buffer for every batch: the consumer decides a batch before returning and keeps no
+            // reference, so the buffer is unique again here and no read allocates one (one that keeps it,
+            // the mailbox before the engine runs, makes the next batch copy once).
+            state.batch.removeAll(keepingCapacity: true)
             for index in state.pending {
-                quotes.append(state.table.quote(index, exchange: decoder.exchange, receivedAt: state.receivedAt[index]))
+                state.batch.append(state.table.quote(index, exchange: decoder.exchange, receivedAt: state.receivedAt[index]))
                 state.isPending[index] = false
             }
             state.pending.removeAll(keepingCapacity: true)
             // Under the lock: two links' batches reach the consumer in the order they were read.
-            emit(.quotes(quotes))
+            emit(.quotes(state.batch))
         }
     }
 
