@@ -79,11 +79,11 @@ let package = Package(
             ]
         ),
 
-        // libFuzzer targets for the REST decoders and the config reader, in one binary (scripts/fuzz builds it
+        // libFuzzer targets for the REST decoders, the stream decoders and frame parser, and the config reader, in one binary (scripts/fuzz builds it
         // with -D FUZZING --sanitize=fuzzer); in a plain build it replays saved inputs given as arguments.
         .executableTarget(
             name: "marketalertd-fuzz",
-            dependencies: ["MarketAlertIO", "MarketAlertCore"],
+            dependencies: ["MarketAlertIO", "MarketAlertCore", .product(name: "NIOCore", package: "swift-nio")],
             path: "Fuzz"
         ),
 

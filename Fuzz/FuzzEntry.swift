@@ -1,17 +1,18 @@
 import Foundation
 
-/// The libFuzzer entry point of `marketalertd-fuzz`, one binary for both fuzz targets (one build of the
-/// sanitized dependency graph instead of two): `MARKETALERTD_FUZZ_TARGET=rest` (`FuzzREST`, the default) or
-/// `config` (`FuzzConfig`) picks the target; each keeps its own corpus.
+/// The libFuzzer entry point of `marketalertd-fuzz`, one binary for the fuzz targets (one build of the
+/// sanitized dependency graph instead of three): `MARKETALERTD_FUZZ_TARGET=rest` (`FuzzREST`, the default),
+/// `stream` (`FuzzStream`) or `config` (`FuzzConfig`) picks the target; each keeps its own corpus.
 ///
 /// `scripts/fuzz` builds it with `-D FUZZING` and `--sanitize=fuzzer,address`: libFuzzer supplies `main`. In a
 /// plain `swift build` it is a replayer for saved inputs (a crash reproducer without the fuzzer):
-///     marketalertd-fuzz rest|config FILE…
+///     marketalertd-fuzz rest|stream|config FILE…
 enum FuzzEntry {
     static func target(named name: String?) -> (@Sendable (Data) -> Void)? {
         switch name ?? "rest" {
         case "rest": FuzzREST.run
         case "config": FuzzConfig.run
+        case "stream": FuzzStream.run
         default: nil
         }
     }
@@ -19,7 +20,7 @@ enum FuzzEntry {
     static let selected: @Sendable (Data) -> Void = {
         let name = ProcessInfo.processInfo.environment["MARKETALERTD_FUZZ_TARGET"]
         guard let target = target(named: name) else {
-            FileHandle.standardError.write(Data("MARKETALERTD_FUZZ_TARGET must be rest or config\n".utf8))
+            FileHandle.standardError.write(Data("MARKETALERTD_FUZZ_TARGET must be rest, stream or config\n".utf8))
             exit(2)
         }
         return target
@@ -38,7 +39,7 @@ enum Replay {
     static func main() throws {
         let arguments = CommandLine.arguments.dropFirst()
         guard let name = arguments.first, let target = FuzzEntry.target(named: name) else {
-            FileHandle.standardError.write(Data("usage: marketalertd-fuzz rest|config FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: marketalertd-fuzz rest|stream|config FILE…\n".utf8))
             exit(2)
         }
         for path in arguments.dropFirst() {

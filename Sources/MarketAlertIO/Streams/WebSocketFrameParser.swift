@@ -9,8 +9,11 @@ import NIOCore
 /// Why not NIO's `WebSocketFrameDecoder` + `NIOWebSocketFrameAggregator`: the generic
 /// `ByteToMessageHandler` around the decoder cost more per frame than decoding the exchange's JSON
 /// (profile of the streaming daemon), for a header of two to fourteen bytes.
-struct WebSocketFrameParser {
-    enum Output {
+///
+/// `package` for the fuzz target (`FuzzStream`), which checks that any split of a byte stream parses as the
+/// whole does.
+package struct WebSocketFrameParser {
+    package enum Output {
         /// A complete text or binary message (its opcode does not matter: the same bytes either way).
         case message(ByteBuffer, compressed: Bool)
         case ping(ByteBuffer)
@@ -19,9 +22,9 @@ struct WebSocketFrameParser {
     }
 
     /// Why the connection must be closed, with the close code to send.
-    struct Failure: Error, Equatable {
-        let code: UInt16
-        let reason: String
+    package struct Failure: Error, Equatable {
+        package let code: UInt16
+        package let reason: String
 
         static func protocolError(_ reason: String) -> Failure { Failure(code: 1002, reason: reason) }
         static func tooBig(_ bytes: UInt64, limit: Int) -> Failure {
@@ -45,10 +48,10 @@ struct WebSocketFrameParser {
     private var fragments: ByteBuffer?
     private var fragmentsCompressed = false
 
-    init(maxMessageBytes: Int) { self.maxMessageBytes = maxMessageBytes }
+    package init(maxMessageBytes: Int) { self.maxMessageBytes = maxMessageBytes }
 
     /// Parses what `incoming` completes, handing each message or control frame to `deliver` in order.
-    mutating func parse(_ incoming: ByteBuffer, _ deliver: (Output) -> Void) throws(Failure) {
+    package mutating func parse(_ incoming: ByteBuffer, _ deliver: (Output) -> Void) throws(Failure) {
         var work: ByteBuffer
         if var pending {
             self.pending = nil

@@ -1,0 +1,130 @@
+import Foundation
+import MarketAlertCore
+import MarketAlertIO
+import NIOCore
+
+/// libFuzzer target for what a stream connection reads: each exchange's stream decoder and the WebSocket
+/// frame parser. The first byte of an input picks the target (`decoders` in order, then the parser), the
+/// rest is the frame or the byte stream.
+///
+/// A decoder may refuse anything, but must never crash, and:
+/// - a frame it calls market data touched at least one watched market, and those markets hold plausible
+///   prices afterwards;
+/// - a frame it does not call market data left every market as it was (a half-read frame must not leave a
+///   price behind for the next quote of that market).
+///
+/// The parser must parse any split of a byte stream exactly as the whole: the same messages and control
+/// frames in the same order, and the same failure (the stream is cut where the second byte says; a read
+/// boundary must never change what arrives). No message is over the limit.
+///
+/// Run by `scripts/fuzz` (see `FuzzEntry.swift`).
+enum FuzzStream {
+    static let receivedAt = Date(timeIntervalSince1970: 1_773_110_820)
+
+    /// The decoders and their quote currency, in selector order (`scripts/fuzz` seeds each from its
+    /// recorded frames).
+    static let decoders: [(stream: any ExchangeStreamProtocol, quote: String)] = [
+        (BinanceStream(), "USDT"), (BybitStream(), "USDT"), (BitgetStream(), "USDT"), (OKXStream(), "USDT"),
+        (UpbitStream(ticket: "fuzz"), "KRW"), (BithumbStream(ticket: "fuzz"), "KRW"), (KrakenStream(), "USD"),
+        (CoinbaseStream(), "USD"),
+    ]
+    static let assets = ["BTC", "ETH", "XRP", "SOL", "DOGE", "SKL", "DASH"]
+    static let parserLimit = 4096
+
+    static func run(_ input: Data) {
+        guard let selector = input.first else { return }
+        let index = Int(selector) % (decoders.count + 1)
+        if index == decoders.count {
+            parse(input.dropFirst())
+        } else {
+            decode(input.dropFirst(), with: decoders[index].stream, quote: decoders[index].quote)
+        }
+    }
+
+    static func decode(_ frame: Data, with stream: any ExchangeStreamProtocol, quote: String) {
+        let pairs = Set(assets.map { MarketPair(base: $0, quote: quote) })
+        var table = StreamMarketTable(pairs: pairs, marketID: stream.marketID)
+        table.beginFrame()
+        let before = table.entries.map(Snapshot.init)
+        let outcome = frame.withUnsafeBytes { stream.decode($0, into: &table, receivedAt: receivedAt) }
+        if case .data = outcome {
+            precondition(!table.touched.isEmpty, "\(stream.exchange): market data that touched no market")
+            for index in table.touched {
+                let entry = table.entries[index]
+                for price in [entry.bid, entry.ask, entry.last].compactMap({ $0 }) { FuzzREST.check(price) }
+            }
+        } else {
+            precondition(table.entries.map(Snapshot.init) == before, "\(stream.exchange): \(outcome) changed a market")
+        }
+    }
+
+    /// What a market holds, comparable.
+    struct Snapshot: Equatable {
+        var bid: Decimal?
+        var ask: Decimal?
+        var last: Decimal?
+        var exchangeTime: Date?
+
+        init(_ entry: StreamMarketTable.Entry) {
+            bid = entry.bid?.exact
+            ask = entry.ask?.exact
+            last = entry.last?.exact
+            exchangeTime = entry.exchangeTime
+        }
+    }
+
+    /// One delivery of the parser, comparable.
+    enum Delivery: Equatable {
+        case message([UInt8], compressed: Bool)
+        case ping([UInt8])
+        case pong
+        case close([UInt8])
+        case failure(UInt16)
+
+        init(_ output: WebSocketFrameParser.Output) {
+            switch output {
+            case .message(let buffer, let compressed):
+                precondition(buffer.readableBytes <= FuzzStream.parserLimit, "a message over the limit")
+                self = .message(Array(buffer.readableBytesView), compressed: compressed)
+            case .ping(let buffer): self = .ping(Array(buffer.readableBytesView))
+            case .pong: self = .pong
+            case .close(let buffer): self = .close(Array(buffer.readableBytesView))
+            }
+        }
+    }
+
+    static func parse(_ input: Data) {
+        guard let cutByte = input.first else { return }
+        let bytes = Array(input.dropFirst())
+        let whole = deliveries(of: [bytes[...]])
+        // Reads of `cut` bytes each (1 to 64), and the stream cut once at every `cut`-th byte position.
+        let cut = Int(cutByte % 64) + 1
+        var chunks: [ArraySlice<UInt8>] = []
+        var start = 0
+        while start < bytes.count {
+            chunks.append(bytes[start..<min(start + cut, bytes.count)])
+            start += cut
+        }
+        precondition(deliveries(of: chunks) == whole, "reads of \(cut) bytes parse differently from the whole")
+        for position in stride(from: 1, to: bytes.count, by: cut) {
+            let split = deliveries(of: [bytes[..<position], bytes[position...]])
+            precondition(split == whole, "a read boundary at byte \(position) parses differently from the whole")
+        }
+    }
+
+    static func deliveries(of reads: [ArraySlice<UInt8>]) -> [Delivery] {
+        var parser = WebSocketFrameParser(maxMessageBytes: parserLimit)
+        var out: [Delivery] = []
+        for read in reads {
+            var buffer = ByteBufferAllocator().buffer(capacity: read.count)
+            buffer.writeBytes(read)
+            do throws(WebSocketFrameParser.Failure) {
+                try parser.parse(buffer) { out.append(Delivery($0)) }
+            } catch {
+                out.append(.failure(error.code))
+                return out
+            }
+        }
+        return out
+    }
+}
