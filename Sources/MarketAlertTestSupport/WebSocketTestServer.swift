@@ -159,12 +159,7 @@ package final class WebSocketTestServer: Sendable {
     package func waitUntil(
         _ what: String, timeout: Duration = .seconds(10), _ condition: @Sendable (WebSocketTestServer) -> Bool
     ) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while !condition(self) {
-            guard clock.now < deadline else { throw WaitTimeout(what: what) }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await pollUntil(what, timeout: timeout) { condition(self) }
     }
 
     package struct WaitTimeout: Error, CustomStringConvertible {

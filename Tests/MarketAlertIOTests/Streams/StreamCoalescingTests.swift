@@ -28,7 +28,7 @@ import Testing
             let symbol = step.isMultiple(of: 2) ? "BTCUSDT" : "ETHUSDT"
             server.push("{\"u\":\(step + 1),\"s\":\"\(symbol)\",\"b\":\"\(200 + step).0\",\"B\":\"1\",\"a\":\"\(200 + step).5\",\"A\":\"1\"}")
         }
-        try await waitFor { counters.snapshot.dataFrames == 301 }
+        try await pollUntil("301 data frames") { counters.snapshot.dataFrames == 301 }
         // One input queued for all of them: the live event and one mailbox notice, nothing else.
         #expect(inbox.sent == 2)
         guard case .mailbox(.binance)? = await inbox.stream.next() else {
@@ -61,15 +61,15 @@ import Testing
         let updates = BurstUpdates()
         let (server, counters, task) = try await Self.binanceStream { updates.append($0) }
         defer { task.cancel() }
-        try await waitFor { updates.all.contains(.live) }
+        try await pollUntil("the stream going live") { updates.all.contains(.live) }
         // 20 bookTicker frames (about 1.3 KB, within the client's first read buffer) in one segment.
         let frames = (1...20).map { step in
             let symbol = step.isMultiple(of: 2) ? "BTCUSDT" : "ETHUSDT"
             return "{\"u\":\(step),\"s\":\"\(symbol)\",\"b\":\"\(200 + step).0\",\"B\":\"1\",\"a\":\"\(200 + step).5\",\"A\":\"1\"}"
         }
         server.pushTogether(frames)
-        try await waitFor { counters.snapshot.dataFrames == 20 }
-        try await waitFor { !updates.quoteBatches.isEmpty }
+        try await pollUntil("20 data frames") { counters.snapshot.dataFrames == 20 }
+        try await pollUntil("a batch of quotes") { !updates.quoteBatches.isEmpty }
         let batches = updates.quoteBatches
         #expect(batches.count == 1, "one batch for one read, got \(batches.map(\.count))")
         let batch = try #require(batches.first)
@@ -93,15 +93,6 @@ import Testing
             counters: counters, random: { 0.5 })
         let pairs: Set<MarketPair> = [MarketPair(base: "BTC", quote: "USDT"), MarketPair(base: "ETH", quote: "USDT")]
         return (server, counters, Task { await source.run(pairs: pairs, emit: consumer) })
-    }
-
-    private func waitFor(_ condition: @Sendable () -> Bool) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .seconds(10))
-        while !condition() {
-            guard clock.now < deadline else { throw WebSocketTestServer.WaitTimeout(what: "condition") }
-            try await Task.sleep(for: .milliseconds(5))
-        }
     }
 }
 

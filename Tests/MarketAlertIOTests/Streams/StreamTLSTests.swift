@@ -54,9 +54,9 @@ import Testing
         #expect(server.url("/ws").scheme == "wss")
         let (log, task) = try await run(server, trusting: certificate)
         try await server.waitUntil("a subscription over TLS") { !($0.connections.first?.texts.isEmpty ?? true) }
-        try await waitFor { log.all.contains(.live) }
+        try await pollUntil("the stream going live") { log.all.contains(.live) }
         server.push(#"{"u":1,"s":"BTCUSDT","b":"67000.10","B":"1","a":"67000.20","A":"1"}"#)
-        try await waitFor { log.all.count >= 2 }
+        try await pollUntil("two stream updates") { log.all.count >= 2 }
         guard case .quotes(let quotes) = log.all.last else {
             Issue.record("expected quotes, got \(log.all)")
             return
@@ -71,7 +71,7 @@ import Testing
         let certificate = try await Self.makeCertificate()
         let server = try await server(certificate, knobs: StreamPersonaKnobs())
         let (log, task) = try await run(server, trusting: nil)
-        try await waitFor { !log.all.isEmpty }
+        try await pollUntil("a stream update") { !log.all.isEmpty }
         guard case .down(let reason) = log.all.first else {
             Issue.record("expected down, got \(log.all)")
             return
@@ -81,14 +81,5 @@ import Testing
         task.cancel()
         await task.value
         await server.shutdown()
-    }
-
-    private func waitFor(_ condition: @Sendable () -> Bool) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .seconds(10))
-        while !condition() {
-            guard clock.now < deadline else { throw WebSocketTestServer.WaitTimeout(what: "condition") }
-            try await Task.sleep(for: .milliseconds(5))
-        }
     }
 }

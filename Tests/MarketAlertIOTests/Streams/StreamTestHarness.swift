@@ -50,14 +50,11 @@ final class StreamTestHarness: Sendable {
 
     /// Waits (real time) until `condition` holds over the updates so far.
     func waitFor(_ what: String, timeout: Duration = .seconds(10), _ condition: @Sendable (StreamTestHarness) -> Bool) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while !condition(self) {
-            guard clock.now < deadline else {
-                Issue.record("timed out waiting for \(what); updates: \(all.map(Self.describe)); counters: \(counters.snapshot)")
-                throw WebSocketTestServer.WaitTimeout(what: what)
-            }
-            try await Task.sleep(for: .milliseconds(5))
+        do {
+            try await pollUntil(what, timeout: timeout) { condition(self) }
+        } catch let timeout as WebSocketTestServer.WaitTimeout {
+            Issue.record("timed out waiting for \(what); updates: \(all.map(Self.describe)); counters: \(counters.snapshot)")
+            throw timeout
         }
     }
 
