@@ -148,7 +148,6 @@ package struct AlertEngine: Sendable {
         for source in ipoOfferings.keys.sorted() { evaluateIPO(source: source, now: now, into: &out) }
     }
 
-    /// The earliest instant at which `advance` could change something, if any.
     /// The earliest of the deadlines a batch of stream quotes can bring forward: the premium states' (a `for`
     /// starting, a pending key's quotes) and the history's (a key's first sample opens a slot). The others
     /// only move later with quotes (the settle gate, silence) or not at all (FX, IPO, silence ends), so after
@@ -163,6 +162,7 @@ package struct AlertEngine: Sendable {
         watched.filter { !live.contains($0) }.sorted()
     }
 
+    /// The earliest instant at which `advance` could change something, if any.
     package func nextDeadline(after now: Date) -> Date? {
         // The earliest, without an array per call (the engine loop asks after every input).
         var earliest = premiumDeadline()

@@ -106,10 +106,7 @@ package final class EngineCore: Sendable {
     func takeDecidedCounts() -> (counts: [(exchange: ExchangeID, quotes: Int)], at: Date?) {
         state.withLock { state in
             guard !state.uncounted.isEmpty else { return ([], nil) }
-            defer {
-                for index in state.uncounted.indices { state.uncounted[index].quotes = 0 }
-                state.uncounted.removeAll { $0.quotes == 0 }
-            }
+            defer { state.uncounted.removeAll(keepingCapacity: true) }
             return (state.uncounted, state.lastDecidedAt)
         }
     }
