@@ -32,9 +32,10 @@ extension AlertEngine {
         let converter = converter
         let gate = gate
         let premiumSettings = settings.premium
+        // Once settled, every rule may evaluate: no per-rule question (nor its FX lookup) per stream quote.
         let decisions = premium.evaluate(
             settings: premiumSettings, book: book, converter: converter, now: now, onlyInvolving: exchange, assets: assets
-        ) { rule in gate.isSettled(rule, needsFX: premiumSettings.needsFX(rule)) }
+        ) { rule in gate.isSettled || gate.isSettled(rule, needsFX: premiumSettings.needsFX(rule)) }
         for decision in decisions {
             if decision.stateChanged || decision.action != .none {
                 out.publication.states.append(StateRecord.encode(decision.state, key: decision.key, kind: "premium"))
@@ -50,16 +51,9 @@ extension AlertEngine {
     }
 
     /// `for` and repeat deadlines, and for pending keys the moment one of their quotes goes stale (a pending
-    /// condition not seen to hold starts over).
+    /// condition not seen to hold starts over). Cached by the evaluator between changes.
     func premiumDeadline() -> Date? {
-        var earliest = premium.nextDeadline(settings: settings.premium)
-        let maxAge = settings.premium.maxQuoteAge.seconds
-        premium.forEachPending { observation in
-            // A quote is fresh while `at >= now - max_quote_age`: stale from just after that instant.
-            let expiry = min(observation.high.quote.at, observation.low.quote.at).addingTimeInterval(maxAge + 0.001)
-            if earliest.map({ expiry < $0 }) ?? true { earliest = expiry }
-        }
-        return earliest
+        premium.deadline(settings: settings.premium)
     }
 }
 

@@ -22,7 +22,11 @@ package struct SettleGate: Sendable, Equatable {
 
     /// Records an answer; true when `name` was awaited.
     @discardableResult
-    package mutating func answered(_ name: String) -> Bool { deadlines.removeValue(forKey: name) != nil }
+    package mutating func answered(_ name: String) -> Bool {
+        // Settled: nothing to look up (every stream quote answers).
+        guard !deadlines.isEmpty else { return false }
+        return deadlines.removeValue(forKey: name) != nil
+    }
 
     package mutating func forget(_ name: String) { deadlines[name] = nil }
 

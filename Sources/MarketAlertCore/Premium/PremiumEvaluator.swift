@@ -18,22 +18,28 @@ package struct PremiumDecision: Sendable, Equatable {
 /// live in arrays indexed by the plan's key slots, so an evaluation hashes no string. The String-keyed
 /// views (`states`, `latest`, `state(forKey:)`, `observation(forKey:)`) are derived from those arrays.
 package struct PremiumEvaluator: Sendable {
-    private var plan = PremiumPlan(rules: [])
+    private(set) var plan = PremiumPlan(rules: [])
     /// Per plan key: its state machine and latest observation (nil: none yet / too few prices).
-    private var slotStates: [LeveledAlertStateMachine?] = []
-    private var slotLatest: [PremiumObservation?] = []
+    private(set) var slotStates: [LeveledAlertStateMachine?] = []
+    private(set) var slotLatest: [PremiumObservation?] = []
     /// States (and observations) of keys outside the plan: restored before the first evaluation, or of a
     /// rule or asset that a reload removed, until `retain` forgets them.
-    private var detachedStates: [String: LeveledAlertStateMachine] = [:]
-    private var detachedLatest: [String: PremiumObservation] = [:]
+    private(set) var detachedStates: [String: LeveledAlertStateMachine] = [:]
+    private(set) var detachedLatest: [String: PremiumObservation] = [:]
     /// Per plan currency: its conversion into the reference currency for the current evaluation.
     private var conversions: [ReferenceConversion?] = []
     /// The converter `conversions` were computed with (nil: not computed for this plan).
     private var conversionsFrom: ConverterIdentity?
     private var scratch: [BidAskCandidate] = []
+    /// The entries a stream batch selects (reused: no allocation per evaluation).
+    private var selected: [Int] = []
     /// Keys whose premium is above their rule's `max_plausible_pct` now: bad data, not a premium. Their state
     /// machines see no value (nothing fires or resolves on it).
     package private(set) var implausible: [String: PremiumObservation] = [:]
+
+    /// `deadline(settings:)` as of the last evaluation, kept while no key's state or pending observation
+    /// changes (`PremiumEvaluator+Deadline.swift`).
+    var deadlineCache: DeadlineCache?
 
     /// Premium history: min / max / last pct per slot and the context rings (`History/PremiumHistory.swift`).
     package var history = PremiumHistory()
@@ -77,6 +83,7 @@ package struct PremiumEvaluator: Sendable {
         slotLatest = plan.keys.map { detachedLatest.removeValue(forKey: $0) }
         conversions = Array(repeating: nil, count: plan.currencies.count)
         conversionsFrom = nil
+        deadlineCache = nil
     }
 
     /// Evaluates the rules (or only those involving `exchange`, when given; only those `include` admits) at
@@ -95,37 +102,64 @@ package struct PremiumEvaluator: Sendable {
         }
         let oldest = now.addingTimeInterval(-settings.maxQuoteAge.seconds)
         var decisions: [PremiumDecision] = []
-        for ruleIndex in plan.rules.indices {
-            if let exchange, !plan.rules[ruleIndex].rule.exchanges.contains(exchange) { continue }
-            let rule = plan.rules[ruleIndex].rule
-            guard include(rule) else { continue }
-            for entry in plan.rules[ruleIndex].entries {
-                guard filter.contains(plan.entries[entry].asset) else { continue }
-                let slot = plan.entries[entry].key  // the key is `plan.keys[slot]`
-                var observation = plan.observe(
-                    entry: entry, rule: ruleIndex, book: book, conversions: conversions, oldest: oldest, scratch: &scratch)
-                var pct = observation?.pct
-                if let seen = pct, seen > rule.maxPlausiblePct {
-                    implausible[plan.keys[slot]] = observation
-                    observation = nil
-                    pct = nil
-                } else if !implausible.isEmpty {
-                    implausible[plan.keys[slot]] = nil
-                }
-                if let pct { history.observe(plan.keys[slot], pct: pct, now: now) }
-                var state = slotStates[slot] ?? LeveledAlertStateMachine()
-                let before = state.phase
-                let action = state.observe(pct, now: now, policy: plan.rules[ruleIndex].policy)
-                let changed = state.phase != before
-                slotStates[slot] = state
-                if action != .none || changed {
-                    decisions.append(PremiumDecision(
-                        rule: rule, key: plan.keys[slot], observation: observation, action: action, state: state, stateChanged: changed))
-                }
-                slotLatest[slot] = observation
+        // The rule of the entry last seen, and whether it takes part (entries come in rule order).
+        var rule = -1
+        var admitted = false
+        func visit(_ entry: Int) {
+            if plan.entries[entry].rule != rule {
+                rule = plan.entries[entry].rule
+                admitted = exchange.map { plan.rules[rule].rule.exchanges.contains($0) } ?? true
+                admitted = admitted && include(plan.rules[rule].rule)
+            }
+            guard admitted else { return }
+            if let decision = evaluateEntry(entry, rule: rule, book: book, now: now, oldest: oldest) { decisions.append(decision) }
+        }
+        defer { refreshDeadline(settings: settings) }
+        switch filter {
+        case .all:
+            for entry in plan.entries.indices { visit(entry) }
+        case .quotes:
+            // Only the entries of the assets the batch carries, in plan order (as a full evaluation would
+            // meet them): one lookup per asset instead of a comparison per entry of every rule.
+            selected.removeAll(keepingCapacity: true)
+            filter.forEachAsset { asset in selected.append(contentsOf: plan.entriesByAsset[asset] ?? []) }
+            if filter.assetCount > 1 { selected.sort() }
+            var previous = -1
+            for entry in selected where entry != previous {
+                previous = entry
+                visit(entry)
             }
         }
         return decisions
+    }
+
+    /// Observes one entry (a rule × asset) and steps its key's state machine; the decision when it acted or
+    /// changed phase.
+    private mutating func evaluateEntry(_ entry: Int, rule ruleIndex: Int, book: QuoteBook, now: Date, oldest: Date) -> PremiumDecision? {
+        let slot = plan.entries[entry].key  // the key is `plan.keys[slot]`
+        var observation = plan.observe(
+            entry: entry, rule: ruleIndex, book: book, conversions: conversions, oldest: oldest, scratch: &scratch)
+        var pct = observation?.pct
+        if let seen = pct, seen > plan.rules[ruleIndex].rule.maxPlausiblePct {
+            implausible[plan.keys[slot]] = observation
+            observation = nil
+            pct = nil
+        } else if !implausible.isEmpty {
+            implausible[plan.keys[slot]] = nil
+        }
+        if let pct { history.observe(plan.keys[slot], pct: pct, now: now) }
+        var state = slotStates[slot] ?? LeveledAlertStateMachine()
+        let before = state.phase
+        let action = state.observe(pct, now: now, policy: plan.rules[ruleIndex].policy)
+        let changed = state.phase != before
+        // A deadline moves with a key's phase, and with a pending key's quotes (not with its value alone).
+        if case .pending = before { deadlineCache = nil } else if changed { deadlineCache = nil }
+        slotStates[slot] = state
+        slotLatest[slot] = observation
+        guard action != .none || changed else { return nil }
+        return PremiumDecision(
+            rule: plan.rules[ruleIndex].rule, key: plan.keys[slot], observation: observation, action: action, state: state,
+            stateChanged: changed)
     }
 
     /// Forgets keys of rules or assets that are no longer configured (after a reload).
@@ -135,34 +169,9 @@ package struct PremiumEvaluator: Sendable {
         detachedStates = [:]
         detachedLatest = [:]
         for key in implausible.keys where plan.index[key] == nil { implausible[key] = nil }
+        deadlineCache = nil
+        refreshDeadline(settings: settings)
         return gone
-    }
-
-    /// The earliest time at which a `for` or `repeat_interval` falls due.
-    package func nextDeadline(settings: PremiumSettings) -> Date? {
-        var earliest: Date?
-        func consider(_ deadline: Date?) {
-            guard let deadline else { return }
-            if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
-        }
-        if plan.compiles(settings.rules) {
-            // By index: iterating `plan.rules` by value copied each compiled rule (its rule's arrays, sets and
-            // strings retained and released) on every call, and the engine loop asks after every input.
-            for ruleIndex in plan.rules.indices {
-                for entry in plan.rules[ruleIndex].entries {
-                    guard let state = slotStates[plan.entries[entry].key], state.phase != .inactive else { continue }
-                    consider(state.nextDeadline(policy: plan.rules[ruleIndex].policy))
-                }
-            }
-            return earliest
-        }
-        for rule in settings.rules {
-            let policy = LeveledAlertPolicy(rule)
-            for asset in rule.assets {
-                consider(state(forKey: PremiumEvents.key(rule: rule.name, asset: asset))?.nextDeadline(policy: policy))
-            }
-        }
-        return earliest
     }
 
     /// Every key firing now (unsorted), without building the `states` dictionary.
@@ -179,37 +188,25 @@ package struct PremiumEvaluator: Sendable {
         for observation in detachedLatest.values where top.map({ observation.pct > $0.pct }) ?? true { top = observation }
         return top
     }
-
-    /// Calls `body` with every pending key's latest observation (the engine's stale-quote deadline).
-    package func forEachPending(_ body: (PremiumObservation) -> Void) {
-        for slot in slotStates.indices {
-            guard case .pending? = slotStates[slot]?.phase, let observation = slotLatest[slot] else { continue }
-            body(observation)
-        }
-        for (key, state) in detachedStates {
-            guard case .pending = state.phase, let observation = detachedLatest[key] else { continue }
-            body(observation)
-        }
-    }
 }
 
-/// Which assets an evaluation covers: all, or those a stream batch carries (a few quotes are scanned, a
-/// large batch is put in a set; a single quote allocates nothing).
+/// Which assets an evaluation covers: all, or those a stream batch carries (looked up in the plan per quote;
+/// nothing is allocated for it).
 package enum AssetFilter: Sendable {
     case all
     case quotes([Quote])
-    case set(Set<String>)
 
-    package init(_ quotes: [Quote]) {
-        self = quotes.count <= 8 ? .quotes(quotes) : .set(Set(quotes.map(\.base)))
+    package init(_ quotes: [Quote]) { self = .quotes(quotes) }
+
+    /// Calls `body` with each asset the filter names, repeats included (not for `.all`).
+    func forEachAsset(_ body: (String) -> Void) {
+        guard case .quotes(let quotes) = self else { return }
+        for quote in quotes { body(quote.base) }
     }
 
-    @inline(__always)
-    func contains(_ asset: String) -> Bool {
-        switch self {
-        case .all: true
-        case .quotes(let quotes): quotes.contains { $0.base == asset }
-        case .set(let assets): assets.contains(asset)
-        }
+    /// How many assets `forEachAsset` visits.
+    var assetCount: Int {
+        guard case .quotes(let quotes) = self else { return 0 }
+        return quotes.count
     }
 }

@@ -15,6 +15,8 @@ package struct PremiumPlan: Sendable {
 
     struct Entry: Sendable {
         var asset: String
+        /// Index of the entry's rule in `rules`.
+        var rule: Int
         /// Index of the key in `keys` (and the evaluator's state arrays); a repeated asset shares it.
         var key: Int
         /// Start of this entry's `exchanges × quotes` block in `markets` / `slots` (exchange-major).
@@ -28,6 +30,9 @@ package struct PremiumPlan: Sendable {
     /// `premium/<rule>/<asset>` per key index, and the reverse.
     private(set) var keys: [String] = []
     private(set) var index: [String: Int] = [:]
+    /// Per asset, its entries in every rule, in plan order: a stream quote re-evaluates these without
+    /// comparing its asset with every entry of every rule.
+    private(set) var entriesByAsset: [String: [Int]] = [:]
     /// Every quote currency the rules name, once.
     private(set) var currencies: [String] = []
     /// The market behind every (entry, exchange, currency) position, and its slot in the book (-1: never seen).
@@ -57,7 +62,8 @@ package struct PremiumPlan: Sendable {
                     index[key] = keyIndex
                     keys.append(key)
                 }
-                entries.append(Entry(asset: asset, key: keyIndex, marketBase: markets.count))
+                entriesByAsset[asset, default: []].append(entries.count)
+                entries.append(Entry(asset: asset, rule: self.rules.count, key: keyIndex, marketBase: markets.count))
                 for exchange in rule.exchanges {
                     for currency in rule.quotes { markets.append((exchange, MarketPair(base: asset, quote: currency))) }
                 }
