@@ -183,8 +183,14 @@ package struct PremiumEvaluator: Sendable {
 
     /// The observation with the highest premium (the first such key, in rule and asset order).
     package func highestObservation() -> PremiumObservation? {
-        var top: PremiumObservation?
-        for case let observation? in slotLatest where top.map({ observation.pct > $0.pct }) ?? true { top = observation }
+        // By index, comparing in place: copying each observation (two quotes) to compare cost more than the
+        // rest of the status line it feeds, once a second.
+        var best: Int?
+        for slot in slotLatest.indices {
+            guard let pct = slotLatest[slot]?.pct else { continue }
+            if best.map({ pct > (slotLatest[$0]?.pct ?? -.infinity) }) ?? true { best = slot }
+        }
+        var top = best.flatMap { slotLatest[$0] }
         for observation in detachedLatest.values where top.map({ observation.pct > $0.pct }) ?? true { top = observation }
         return top
     }

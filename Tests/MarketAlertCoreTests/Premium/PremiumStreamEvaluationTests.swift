@@ -56,6 +56,8 @@ import Testing
             #expect(positions == positions.sorted(), "step \(step)")
             decided += decisions.count
             pendingSeen = pendingSeen || evaluator.states.values.contains { if case .pending = $0.phase { true } else { false } }
+            // The status line's top premium is the highest latest one.
+            #expect(evaluator.highestObservation()?.pct == evaluator.latest.values.map(\.pct).max(), "step \(step)")
             // The cached deadline against one computed from scratch (`retain` drops the cache).
             var fresh = evaluator
             _ = fresh.retain(settings: settings)
