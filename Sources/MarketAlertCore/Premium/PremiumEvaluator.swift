@@ -117,7 +117,16 @@ package struct PremiumEvaluator: Sendable {
         defer { refreshDeadline(settings: settings) }
         switch filter {
         case .all:
-            for entry in plan.entries.indices { visit(entry) }
+            // By rule: whether it takes part is asked once per rule, not per entry.
+            for ruleIndex in plan.rules.indices {
+                if let exchange, !plan.rules[ruleIndex].rule.exchanges.contains(exchange) { continue }
+                guard include(plan.rules[ruleIndex].rule) else { continue }
+                for entry in plan.rules[ruleIndex].entries {
+                    if let decision = evaluateEntry(entry, rule: ruleIndex, book: book, now: now, oldest: oldest) {
+                        decisions.append(decision)
+                    }
+                }
+            }
         case .quotes:
             // Only the entries of the assets the batch carries, in plan order (as a full evaluation would
             // meet them): one lookup per asset instead of a comparison per entry of every rule.
