@@ -12,6 +12,7 @@ struct WebhookOutboxDurabilityTests {
     @Test("queued before any attempt: the row is in the file as soon as deliver returns")
     func queuedBeforeAttempt() async throws {
         let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let harness = try await OutboxHarness(store: try SQLiteStore(directory: directory))
         let outbox = harness.outbox([harness.target()])  // never run: no attempt is made
         let event = SampleEvents.premium()
@@ -31,6 +32,7 @@ struct WebhookOutboxDurabilityTests {
     @Test("restart: a new outbox on the same file sends the pending rows with their original ids and bytes, after the stored backoff")
     func restartDeliversPending() async throws {
         let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let harness = try await OutboxHarness(store: try SQLiteStore(directory: directory))
         harness.receiver.script([], then: .status(503))
         let first = harness.outbox([harness.target()])
@@ -81,6 +83,7 @@ struct WebhookOutboxDurabilityTests {
     @Test("restart after a long outage: rows past max_age are dropped with an error, not sent")
     func restartDropsExpired() async throws {
         let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let harness = try await OutboxHarness(store: try SQLiteStore(directory: directory))
         let event = SampleEvents.fx()
         try await harness.outbox([harness.target(maxAge: .seconds(600))]).deliver(event)

@@ -49,6 +49,7 @@ struct WebhookTargetTests {
     @Test("secrets from $CREDENTIALS_DIRECTORY (systemd LoadCredential=)")
     func resolvesFromCredentialsDirectory() throws {
         let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         try Data((Self.slackURL + "\n").utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent("SLACK_WEBHOOK_URL"))
         try Data("a-raw-secret-of-32-characters!!!\n".utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent("HOOK_KEY"))
         let hooks = [settings("chat") { $0.urlEnv = "SLACK_WEBHOOK_URL"; $0.secretEnv = "HOOK_KEY" }]

@@ -211,7 +211,7 @@ enum Python {
     }
 }
 
-/// A fresh directory under the system temp dir, for a file-backed `SQLiteStore`.
+/// A fresh directory under the system temp dir, for a file-backed `SQLiteStore`; the caller removes it.
 func makeTemporaryDirectory() throws -> String {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("webhooks-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
