@@ -164,8 +164,13 @@ package struct PremiumEvaluator: Sendable {
         // A deadline moves with a key's phase, and with a pending key's quotes (not with its value alone).
         if case .pending = before { deadlineCache = nil } else if changed { deadlineCache = nil }
         slotStates[slot] = state
+        guard action != .none || changed else {
+            // Almost every stream quote ends here: the observation moves into its slot, not copied and then
+            // destroyed (it holds two quotes; the copy and the destroy were a fifth of this function).
+            slotLatest[slot] = consume observation
+            return nil
+        }
         slotLatest[slot] = observation
-        guard action != .none || changed else { return nil }
         return PremiumDecision(
             rule: plan.rules[ruleIndex].rule, key: plan.keys[slot], observation: observation, action: action, state: state,
             stateChanged: changed)
