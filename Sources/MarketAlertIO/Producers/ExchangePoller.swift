@@ -24,17 +24,32 @@ package struct ExchangePoller: Sendable {
         self.random = random
     }
 
-    /// Polls until cancelled; while `paused` says so (a live stream), it only waits.
-    package func run(into inbox: EngineInbox, paused: @escaping @Sendable () -> Bool = { false }) async {
+    /// What a poll covers now.
+    package enum Scope: Sendable, Equatable {
+        /// Every watched pair, as a snapshot of the exchange (no stream, or the stream is not live).
+        case all
+        /// Only these pairs, merged into the book (the stream is live but does not carry them); nothing
+        /// when empty.
+        case only(Set<MarketPair>)
+    }
+
+    /// Polls until cancelled, each time what `scope` says (a live stream narrows it to the pairs the
+    /// stream does not carry, usually none: then it only waits).
+    package func run(into inbox: EngineInbox, scope: @escaping @Sendable () -> Scope = { .all }) async {
         let backoff = Backoff(base: interval, maximum: max(interval, .seconds(120)))
         var failures = 0
         while !Task.isCancelled {
-            if paused() {
+            let outcome: Result<[Quote], SourceError>
+            switch scope() {
+            case .all:
+                outcome = await pollOnce(into: inbox)
+            case .only(let some) where some.isEmpty:
                 failures = 0
                 do { try await clock.sleep(for: interval) } catch { return }
                 continue
+            case .only(let some):
+                outcome = await pollOnce(some, into: inbox)
             }
-            let outcome = await pollOnce(into: inbox)
             let wait: Duration
             switch outcome {
             case .success:
@@ -46,6 +61,19 @@ package struct ExchangePoller: Sendable {
             }
             do { try await clock.sleep(for: wait) } catch { return }
         }
+    }
+
+    /// One poll of `some` pairs beside a live stream: its quotes merge into the book (`.update`: the stream
+    /// keeps the others). A failure is counted in the metrics only: the exchange's health is its live stream's,
+    /// and a `source/<exchange>` alert means neither stream nor REST works.
+    func pollOnce(_ some: Set<MarketPair>, into inbox: EngineInbox) async -> Result<[Quote], SourceError> {
+        let outcome = await FetchMetrics.timed(exchange.rawValue) { await source.poll(some) }
+        guard !Task.isCancelled else { return outcome }
+        switch outcome {
+        case .success(let quotes): inbox.send(.quotes(exchange, quotes, .update))
+        case .failure(let error): FetchMetrics.rejected(exchange, error)
+        }
+        return outcome
     }
 
     /// One poll; its outcome goes to the inbox (unless the task was cancelled meanwhile).

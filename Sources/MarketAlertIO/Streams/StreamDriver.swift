@@ -175,6 +175,8 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         let exchange = source.exchange.rawValue
         source.logger?.warning("stream: the exchange refused markets; REST keeps them", metadata: [
             "source": "\(exchange)", "markets": "\(newlyRefused.sorted().joined(separator: ","))", "reason": "\(reason)"])
+        // Told before anything else, so the poller covers them by the time the stream is live again.
+        emit(.restOnly(intake.pairs(of: refused)))
         let remaining = self.markets.filter { !refused.contains($0) }
         guard !remaining.isEmpty else {
             parked = true

@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// Not generic on purpose: the decoder is an existential, so this code is compiled once, specialized, and
 /// never looks up generic metadata per frame (the generic driver did).
-final class StreamIntake: Sendable {
+package final class StreamIntake: Sendable {
     /// Frames larger than this are dropped unread (counted as `oversized`); the connection goes on.
     static let decodeLimit = 1 << 20
 
@@ -63,7 +63,7 @@ final class StreamIntake: Sendable {
     private let counters: StreamCounters
     private let emit: @Sendable (StreamUpdate) -> Void
 
-    init(
+    package init(
         decoder: any ExchangeStreamProtocol, table: StreamMarketTable, clock: any DaemonClock, counters: StreamCounters,
         emit: @escaping @Sendable (StreamUpdate) -> Void
     ) {
@@ -76,7 +76,7 @@ final class StreamIntake: Sendable {
 
     /// The links whose frames count from now on (after each step of the machine); what was recorded for a
     /// link that stays is kept.
-    func accept(_ links: [StreamConnectionStateMachine.OpenLink]) {
+    package func accept(_ links: [StreamConnectionStateMachine.OpenLink]) {
         state.withLock { state in
             state.slots = links.map { link in
                 var slot = state.slots.first { $0.id == link.id } ?? Slot(id: link.id, live: link.live)
@@ -84,6 +84,11 @@ final class StreamIntake: Sendable {
                 return slot
             }
         }
+    }
+
+    /// The watched pairs whose market ids (as the exchange writes them) are among `markets`.
+    func pairs(of markets: Set<String>) -> Set<MarketPair> {
+        state.withLock { state in Set(state.table.entries.lazy.filter { markets.contains($0.market) }.map(\.pair)) }
     }
 
     /// The latest frame instants per link since the last call (links with nothing new are left out).
@@ -101,7 +106,7 @@ final class StreamIntake: Sendable {
     }
 
     /// One text or binary message of link `id`. Returns the frame when the driver must hear of it.
-    func take(_ buffer: ByteBuffer, compressed: Bool, from id: StreamLinkID) -> StreamFrame? {
+    package func take(_ buffer: ByteBuffer, compressed: Bool, from id: StreamLinkID) -> StreamFrame? {
         let now = clock.now()
         let outcome: (frame: StreamFrame, report: Bool)? = state.withLock { state in
             let frame = decode(buffer, compressed: compressed, into: &state.table, receivedAt: now)
@@ -138,7 +143,7 @@ final class StreamIntake: Sendable {
     }
 
     /// The read is done: hands on the markets its frames changed, the latest value of each, in one batch.
-    func flush() {
+    package func flush() {
         state.withLock { state in
             guard !state.pending.isEmpty else { return }
             // One buffer for every batch: the consumer decides a batch before returning and keeps no

@@ -9,6 +9,9 @@ package enum StreamUpdate: Sendable, Equatable {
     case quotes([Quote])
     /// Not live (closed, stale, transport silent, subscription refused, backing off): REST should fill in.
     case down(reason: String)
+    /// The exchange refused these markets on its stream (every one refused so far): the stream leaves them
+    /// out of its subscriptions from now on, so REST must keep polling them, also while the stream is live.
+    case restOnly(Set<MarketPair>)
 }
 
 /// One exchange's live market data over its public WebSocket.

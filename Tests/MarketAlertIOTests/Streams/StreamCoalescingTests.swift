@@ -11,9 +11,9 @@ import Testing
 @Suite struct StreamCoalescingTests {
     @Test func aBusyEngineGetsTheLatestValuePerMarketInOneInput() async throws {
         let inbox = EngineInbox()
-        let live = LiveFlag()
+        let coverage = StreamCoverage()
         let (server, counters, task) = try await Self.binanceStream { update in
-            ExchangeProducer.forward(update, from: .binance, to: inbox, live: live)
+            ExchangeProducer.forward(update, from: .binance, to: inbox, coverage: coverage)
         }
         defer { task.cancel() }
         try await server.waitUntil("a subscription") { !($0.connections.first?.texts.isEmpty ?? true) }
@@ -21,7 +21,7 @@ import Testing
             Issue.record("expected the stream to go live first")
             return
         }
-        #expect(live.get())
+        #expect(coverage.pollScope == .only([]), "REST quiet while the stream is live and carries every market")
         // The engine is busy (nothing reads the inbox) while 301 frames arrive.
         server.push(#"{"u":1,"s":"BTCUSDT","b":"100.0","B":"1","a":"100.1","A":"1"}"#)
         for step in 1...300 {

@@ -4,9 +4,28 @@ import MarketAlertIO
 import MarketAlertTestSupport
 import Testing
 
-/// When the exchange says every watched market does not exist, the stream stops trying (REST keeps them):
-/// one `.down`, no reconnect storm against a permanent refusal.
+/// When the exchange says a watched market does not exist, the stream hands it to REST (`.restOnly`) and
+/// streams the others; when it says so of every one, the stream stops trying: one `.down`, no reconnect
+/// storm against a permanent refusal.
 @Suite struct StreamRefusalTests {
+    @Test func aRefusedMarketIsHandedToRESTAndTheOthersStream() async throws {
+        try await withStream(.okx, refusing: ["ETH-USDT"]) { h in
+            let eth = MarketPair(base: "ETH", quote: "USDT")
+            try await h.waitFor("ETH-USDT handed to REST") { $0.all.contains(.restOnly([eth])) }
+            // The refusal ends that connection's subscription; the next one leaves ETH-USDT out and goes live.
+            for _ in 0..<60 where h.lives == 0 {
+                try await h.advance(by: .seconds(1))
+            }
+            try await h.waitLive()
+            let restOnly = h.all.filter { if case .restOnly = $0 { true } else { false } }
+            #expect(restOnly == [.restOnly([eth])], "told once, before the stream went live: \(h.all.map(StreamTestHarness.describe))")
+            let live = try #require(h.server.connections.last)
+            #expect(live.texts.contains { $0.contains("BTC-USDT") })
+            #expect(!live.texts.contains { $0.contains("ETH-USDT") })
+            #expect(h.downs.allSatisfy { !$0.contains("every watched market was refused") })
+        }
+    }
+
     @Test func everyMarketRefusedStopsTheStream() async throws {
         try await withStream(.kraken) { h in
             h.knobs.refuse(["BTC/USD", "ETH/USD", "SOL/USD"])

@@ -18,8 +18,11 @@ final class StreamTestHarness: Sendable {
 
     static let start = Date(timeIntervalSince1970: 1_750_000_000)
 
-    init(_ streamCase: StreamCase, mode: StreamPersonaKnobs.Mode = .ack, staleAfter: Duration = .seconds(30)) async throws {
+    init(
+        _ streamCase: StreamCase, mode: StreamPersonaKnobs.Mode = .ack, staleAfter: Duration = .seconds(30), refusing: Set<String> = []
+    ) async throws {
         knobs = StreamPersonaKnobs(mode)
+        knobs.refuse(refusing)
         server = try await WebSocketTestServer(persona: streamCase.persona(knobs))
         clock = ManualClock(now: Self.start)
         counters = StreamCounters()
@@ -92,6 +95,7 @@ final class StreamTestHarness: Sendable {
         case .live: "live"
         case .down(let reason): "down(\(reason))"
         case .quotes(let quotes): "quotes(\(quotes.map(\.market).joined(separator: ",")))"
+        case .restOnly(let pairs): "restOnly(\(pairs.map(\.description).sorted().joined(separator: ",")))"
         }
     }
 }
@@ -99,9 +103,9 @@ final class StreamTestHarness: Sendable {
 /// Runs `body` with a started harness and always stops it.
 func withStream(
     _ streamCase: StreamCase, mode: StreamPersonaKnobs.Mode = .ack, staleAfter: Duration = .seconds(30),
-    _ body: (StreamTestHarness) async throws -> Void
+    refusing: Set<String> = [], _ body: (StreamTestHarness) async throws -> Void
 ) async throws {
-    let harness = try await StreamTestHarness(streamCase, mode: mode, staleAfter: staleAfter)
+    let harness = try await StreamTestHarness(streamCase, mode: mode, staleAfter: staleAfter, refusing: refusing)
     do {
         try await body(harness)
     } catch {
