@@ -71,11 +71,17 @@ let package = Package(
             ]
         ),
 
+        // Counts a thread's heap allocations (replaces malloc and friends, forwarding to glibc's): linked into
+        // the benchmark only, for its "allocates nothing per message" budgets.
+        .target(name: "CAllocationCounter"),
+
         // Budgets for decode and evaluation (run by scripts/bench); not a test.
         .executableTarget(
             name: "marketalertd-bench",
             dependencies: [
-                "MarketAlertIO", "MarketAlertCore", "MarketAlertTestSupport", .product(name: "Logging", package: "swift-log"),
+                "MarketAlertIO", "MarketAlertCore", "MarketAlertTestSupport", "CAllocationCounter",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
 

@@ -10,6 +10,25 @@ struct IncrementalBenchmark {
 
     func run(iterations: Int) -> Samples {
         let start = Date()
+        var engine = Self.settledEngine(markets: markets, at: start)
+        let full = EvaluationBenchmark.book(markets: markets, receivedAt: start)
+        // One quote at a time, the asset cycling, its price nudged within the quiet band (no transitions).
+        let assets = markets.assets
+        var tick = 0
+        return Stopwatch.measure(warmup: max(100, iterations / 10), iterations: iterations) {
+            tick += 1
+            let asset = assets[(tick * 7) % assets.count]
+            let now = start.addingTimeInterval(Double(tick) / 10_000)
+            guard var quote = full.quote(.okx, MarketPair(base: asset, quote: "USDT")) else { return }
+            quote.receivedAt = now
+            let actions = engine.handle(.quotes(.okx, [quote], .update), now: now)
+            Sink.consume(actions.count)
+        }
+    }
+
+    /// An engine with the evaluation benchmark's two rules, USD/KRW from Dunamu and a snapshot of every
+    /// exchange's 50 markets at `start`: settled, as a running daemon's is.
+    static func settledEngine(markets: BenchMarkets, at start: Date) -> AlertEngine {
         var settings = Settings()
         settings.premium = EvaluationBenchmark.premiumSettings(assets: markets.assets)
         for id in EvaluationBenchmark.usdtExchanges + EvaluationBenchmark.krwExchanges {
@@ -29,17 +48,6 @@ struct IncrementalBenchmark {
             }
             _ = engine.handle(.quotes(id, quotes, .snapshot), now: start)
         }
-        // One quote at a time, the asset cycling, its price nudged within the quiet band (no transitions).
-        let assets = markets.assets
-        var tick = 0
-        return Stopwatch.measure(warmup: max(100, iterations / 10), iterations: iterations) {
-            tick += 1
-            let asset = assets[(tick * 7) % assets.count]
-            let now = start.addingTimeInterval(Double(tick) / 10_000)
-            guard var quote = full.quote(.okx, MarketPair(base: asset, quote: "USDT")) else { return }
-            quote.receivedAt = now
-            let actions = engine.handle(.quotes(.okx, [quote], .update), now: now)
-            Sink.consume(actions.count)
-        }
+        return engine
     }
 }

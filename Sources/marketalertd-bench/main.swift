@@ -6,6 +6,7 @@ import Foundation
 //   one stream quote through the engine (incremental)             < 5 µs
 //   one /metrics scrape, server-side, 8 exchanges × 50 assets      < 2 ms
 //   stream frame received → notification written (in process), p99 < 1 ms
+//   heap allocations per stream frame (intake → engine, every exchange) and per full evaluation: none
 //   steady resident memory of the running release daemon under that load < 40 MB   (--rss)
 //   CPU of the running release daemon (HTTP server listening) when nothing happens < 0.1% of a core (--idle)
 //   the release daemon with 8 exchanges × 50 assets streaming at 50 frames/s each:
@@ -95,6 +96,11 @@ do {
         let (streamTable, streamVerdict) = try StreamDecodeBenchmark.run(assets: markets.assets, iterations: options.iterations)
         print(streamTable)
         verdicts.append(streamVerdict)
+
+        print("\nAllocations per message (each exchange's frames through StreamIntake into EngineCore; full evaluations)")
+        let (allocationTable, allocationVerdicts) = FrameAllocationBenchmark.run(markets: markets)
+        print(allocationTable)
+        verdicts += allocationVerdicts
 
         print("\nPremium history (context percentile, sampling in the evaluation, batch write per interval)")
         let history = try await HistoryBenchmark(markets: markets).run(iterations: options.evalIterations)

@@ -9,6 +9,11 @@ extension StreamConnectionStateMachine {
     package struct OpenLink: Sendable, Equatable {
         package let id: StreamLinkID
         package let live: Bool
+
+        package init(id: StreamLinkID, live: Bool) {
+            self.id = id
+            self.live = live
+        }
     }
 
     /// The primary and the successor, if any: the links whose frames count.

@@ -22,12 +22,13 @@ package final class EngineCore: Sendable {
     }
 
     /// What the loop must be told after a decision taken outside it.
-    struct Signal: OptionSet, Sendable {
-        let rawValue: Int
+    package struct Signal: OptionSet, Sendable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
         /// Decisions wait to be performed (the queue was empty before).
-        static let perform = Signal(rawValue: 1)
+        package static let perform = Signal(rawValue: 1)
         /// The engine's next deadline (or the status refresh) is earlier than the loop's timer.
-        static let reschedule = Signal(rawValue: 2)
+        package static let reschedule = Signal(rawValue: 2)
     }
 
     private struct State {
@@ -46,7 +47,7 @@ package final class EngineCore: Sendable {
     private let state: Mutex<State>
     let clock: any DaemonClock
 
-    init(engine: AlertEngine, clock: any DaemonClock) {
+    package init(engine: AlertEngine, clock: any DaemonClock) {
         state = Mutex(State(engine: engine))
         self.clock = clock
     }
@@ -54,7 +55,7 @@ package final class EngineCore: Sendable {
 
     /// Stream quotes of `exchange`, decided at `now` (the engine re-evaluates what they feed). Returns what
     /// the loop must be told; usually nothing.
-    func decideQuotes(_ quotes: [Quote], from exchange: ExchangeID) -> Signal {
+    package func decideQuotes(_ quotes: [Quote], from exchange: ExchangeID) -> Signal {
         let now = clock.now()
         return state.withLock { state in
             // Counted here, told to the observers by the loop (at least once a second: the status refresh):
@@ -120,7 +121,7 @@ package final class EngineCore: Sendable {
     }
 
     /// A read of the engine as it stands.
-    func read<T>(_ body: (AlertEngine) -> T) -> T { state.withLock { body($0.engine) } }
+    package func read<T>(_ body: (AlertEngine) -> T) -> T { state.withLock { body($0.engine) } }
 
     /// The loop's timer, worked out under the lock (so a decision taken meanwhile compares against the
     /// timer as it will be): the earliest of the engine's next deadline, the status refresh and `extra`.

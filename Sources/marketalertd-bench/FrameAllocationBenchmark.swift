@@ -1,0 +1,126 @@
+import CAllocationCounter
+import Foundation
+import MarketAlertCore
+import MarketAlertIO
+import NIOCore
+
+/// Heap allocations per stream frame on the daemon's own path, after warm-up: `StreamIntake` decodes a
+/// frame of each exchange's wire shape into its market table and, when the read is done, hands the quote to
+/// `EngineCore`, which decides it (book, source health, the rule × asset it feeds) as the running daemon
+/// does on its data path; and per full evaluation (2 rules × 50 assets over 8 exchanges). Counted on this
+/// thread by replacing malloc and friends in this executable (`CAllocationCounter`). Budget: none.
+enum FrameAllocationBenchmark {
+    /// Frames per exchange and round: every watched asset several times, prices moving.
+    static let framesPerExchange = 200
+    static let rounds = 5
+
+    struct Row {
+        var exchange: ExchangeID
+        var frames: Int
+        var decoded: Int
+        var allocations: UInt64
+    }
+
+    static func streams() -> [any ExchangeStreamProtocol] {
+        [BinanceStream(), BybitStream(), BitgetStream(), OKXStream(), UpbitStream(), BithumbStream(), KrakenStream(), CoinbaseStream()]
+    }
+
+    static func run(markets: BenchMarkets) -> (String, [Verdict]) {
+        guard allocation_counter_available() != 0 else {
+            return ("allocations: not countable on this platform (needs glibc)", [])
+        }
+        // The counter must see what allocates, or a zero below means nothing.
+        allocation_counter_start()
+        let probe = [Int](repeating: 1, count: Int.random(in: 64...128))
+        let probeCount = allocation_counter_stop()
+        Sink.consume(probe.count)
+        guard probeCount >= 1 else {
+            return ("", [Verdict(pass: false, text: "allocation counter counted no allocation of a new array")])
+        }
+        let start = Date()
+        let core = EngineCore(engine: IncrementalBenchmark.settledEngine(markets: markets, at: start), clock: SystemClock())
+        let link = StreamLinkID(1)
+        var rows: [Row] = []
+        for stream in streams() {
+            let exchange = stream.exchange
+            let quote = EvaluationBenchmark.krwExchanges.contains(exchange) ? "KRW" : "USDT"
+            let pairs = Set(markets.assets.map { MarketPair(base: $0, quote: quote) })
+            let counters = StreamCounters()
+            let intake = StreamIntake(
+                decoder: stream, table: StreamMarketTable(pairs: pairs, marketID: stream.marketID), clock: SystemClock(),
+                counters: counters
+            ) { update in
+                // As `ExchangeProducer.forward` and `EngineInbox.post` do while the engine loop runs.
+                if case .quotes(let quotes) = update { _ = core.decideQuotes(quotes, from: exchange) }
+            }
+            intake.accept([StreamConnectionStateMachine.OpenLink(id: link, live: true)])
+            // Frames are made before counting: making them allocates, reading them must not.
+            let frames: [ByteBuffer] = (0..<framesPerExchange).compactMap { tick in
+                let asset = markets.assets[(tick * 7) % markets.assets.count]
+                let symbol = stream.marketID(MarketPair(base: asset, quote: quote))
+                return TickerFrames.frame(exchange, symbol: symbol, quote: quote, usdPrice: markets.usdPrice(asset), tick: tick)
+                    .map { ByteBuffer(string: $0) }
+            }
+            func read() {
+                for frame in frames {
+                    _ = intake.take(frame, compressed: false, from: link)
+                    intake.flush()
+                }
+            }
+            read()  // warm-up: buffers reach their working size
+            allocation_counter_start()
+            for _ in 0..<rounds { read() }
+            let allocations = allocation_counter_stop()
+            rows.append(Row(exchange: exchange, frames: frames.count * rounds, decoded: counters.snapshot.dataFrames, allocations: allocations))
+        }
+        // The quotes must have been decided by the engine: premium sides now priced by stream quotes.
+        let streamSides = core.read { engine in
+            engine.premiumTable().reduce(0) { count, row in
+                count + [row.observation?.high, row.observation?.low].filter { $0?.quote.transport == .stream }.count
+            }
+        }
+        let evaluation = fullEvaluation(markets: markets, at: start)
+        var table = [["allocations after warm-up", "frames", "decoded as data", "allocations", "per frame"]]
+        for row in rows {
+            table.append([
+                "\(row.exchange) frame → intake → engine", "\(row.frames)", "\(row.decoded)", "\(row.allocations)",
+                String(format: "%.2f", Double(row.allocations) / Double(max(row.frames, 1))),
+            ])
+        }
+        table.append(["full evaluation (2 rules × 50 assets × 8 exchanges)", "\(evaluation.count)", "", "\(evaluation.allocations)",
+                      String(format: "%.2f", Double(evaluation.allocations) / Double(evaluation.count))])
+        let frames = rows.reduce(0) { $0 + $1.frames }
+        let frameAllocations = rows.reduce(0) { $0 + $1.allocations }
+        // Every frame must have reached the engine as data (warm-up included), or the count is of something else.
+        let undecoded = rows.filter { $0.decoded != $0.frames / rounds * (rounds + 1) }.map(\.exchange.rawValue)
+        let verdicts = [
+            Verdict(
+                pass: frameAllocations == 0 && undecoded.isEmpty && streamSides > 0,
+                text: "stream frame → engine allocations: \(frameAllocations) in \(frames) frames of 8 exchanges (budget 0)"
+                    + (undecoded.isEmpty ? "" : "; frames not decoded as data: \(undecoded.joined(separator: ", "))")
+                    + (streamSides > 0 ? "" : "; the engine priced no premium side by a stream quote")),
+            Verdict(
+                pass: evaluation.allocations == 0,
+                text: "full evaluation allocations: \(evaluation.allocations) in \(evaluation.count) evaluations (budget 0)"),
+        ]
+        return (Report.table(table), verdicts)
+    }
+
+    /// Allocations of `count` full evaluations after warm-up, as `EvaluationBenchmark` times them.
+    private static func fullEvaluation(markets: BenchMarkets, at start: Date, count: Int = 200) -> (count: Int, allocations: UInt64) {
+        let settings = EvaluationBenchmark.premiumSettings(assets: markets.assets)
+        let book = EvaluationBenchmark.book(markets: markets, receivedAt: start)
+        guard let price = Price(BenchMarkets.usdKRW) else { return (count, 0) }
+        let rate = FXRate(base: "USD", quote: "KRW", rate: price, provider: "dunamu", at: start)
+        let converter = CurrencyConverter(reference: settings.reference, stablecoinsAs: settings.stablecoinsAs, usdRates: ["KRW": rate])
+        var evaluator = PremiumEvaluator()
+        var decided = 0
+        for tick in 0..<(count * 2) {
+            if tick == count { allocation_counter_start() }
+            decided &+= evaluator.evaluate(settings: settings, book: book, converter: converter, now: start.addingTimeInterval(Double(tick) / 1000)).count
+        }
+        let allocations = allocation_counter_stop()
+        Sink.consume(decided)
+        return (count, allocations)
+    }
+}
