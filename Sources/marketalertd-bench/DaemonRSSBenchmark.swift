@@ -16,6 +16,8 @@ struct DaemonRSSBenchmark {
         var stderrTail: [String]
         /// CPU seconds the daemon used over the second half of the run, and that half's length.
         var steadyCPU: (seconds: Double, over: Double)
+        /// The host over the same window: every CPU's busy share (the feeder included) and steal ticks.
+        var host: (busyPercent: Double, stealTicks: Int)?
         /// The streaming run (from `/api/v1/status` at the end): premium sides showing a stream quote per
         /// exchange, and each source's transport; nil without.
         var streamSides: (sides: [String: Int], transports: [String: String])? = nil
@@ -107,6 +109,8 @@ struct DaemonRSSBenchmark {
         var samples: [ProcStatus] = []
         var cpuAtHalf: (cpu: Double, at: ContinuousClock.Instant)?
         var cpuAtEnd: (cpu: Double, at: ContinuousClock.Instant)?
+        var hostAtHalf: HostCPU?
+        var hostAtEnd: HostCPU?
         var stayedAlive = process.isRunning
         let clock = ContinuousClock()
         var next = clock.now
@@ -119,8 +123,12 @@ struct DaemonRSSBenchmark {
             }
             samples.append(status)
             if let cpu = ProcCPU.seconds(pid: pid) {
-                if second == max(1, seconds / 2) { cpuAtHalf = (cpu, clock.now) }
+                if second == max(1, seconds / 2) {
+                    cpuAtHalf = (cpu, clock.now)
+                    hostAtHalf = HostCPU.read()
+                }
                 cpuAtEnd = (cpu, clock.now)
+                hostAtEnd = HostCPU.read()
             }
             if second % (seconds > 120 ? 60 : 10) == 0 || second == seconds {
                 print("  t=\(second)s  VmRSS \(ByteText.mb(status.rss))  VmHWM \(ByteText.mb(status.hwm))  threads \(status.threads)")
@@ -157,7 +165,8 @@ struct DaemonRSSBenchmark {
             samples: samples, traffic: traffic, premiumEvents: events.filter { $0.kind == .premium }.map { "\($0.key) \($0.status) \($0.severity.rawValue)" },
             sourceEvents: events.filter { $0.kind == .source }.map { "\($0.key) \($0.status): \($0.summary)" },
             stayedAlive: stayedAlive, exitStatus: exitStatus, exitedCleanly: exitedCleanly, stderrTail: Array(stderr.suffix(15)),
-            steadyCPU: Self.cpu(from: cpuAtHalf, to: cpuAtEnd), streamSides: streamSides)
+            steadyCPU: Self.cpu(from: cpuAtHalf, to: cpuAtEnd), host: HostCPU.window(from: hostAtHalf, to: hostAtEnd),
+            streamSides: streamSides)
     }
 
     private static func cpu(
