@@ -16,8 +16,8 @@ struct DaemonRSSBenchmark {
         var stderrTail: [String]
         /// CPU seconds the daemon used over the second half of the run, and that half's length.
         var steadyCPU: (seconds: Double, over: Double)
-        /// The host over the same window: every CPU's busy share (the feeder included) and steal ticks.
-        var host: (busyPercent: Double, stealTicks: Int)?
+        /// The host over the same window: steal ticks, and the load average at its end.
+        var host: (stealTicks: Int, loadAverage: Double)?
         /// The streaming run (from `/api/v1/status` at the end): premium sides showing a stream quote per
         /// exchange, and each source's transport; nil without.
         var streamSides: (sides: [String: Int], transports: [String: String])? = nil

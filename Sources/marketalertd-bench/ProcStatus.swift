@@ -44,29 +44,31 @@ enum ProcCPU {
     }
 }
 
-/// The whole machine's CPU time from `/proc/stat` (clock ticks summed over every CPU): how busy the host
-/// was while the daemon was measured, and how much time the hypervisor took away (steal).
+/// What `/proc` tells of the host around a measurement: the hypervisor's steal time (clock ticks over every
+/// CPU) and the load average. (The machine's own busy share is left out: `/proc/stat` samples it at clock
+/// ticks, which miss most of a daemon's short wakeups, and read a fifth of the daemon's own figure.)
 struct HostCPU {
-    var busy: Double
-    var idle: Double
     var steal: Double
 
     static func read() -> HostCPU? {
         guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
               let line = text.split(separator: "\n").first, line.hasPrefix("cpu ")
         else { return nil }
-        // user nice system idle iowait irq softirq steal (guest and guest_nice are inside user and nice)
+        // user nice system idle iowait irq softirq steal …
         let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
         guard fields.count >= 8 else { return nil }
-        return HostCPU(busy: fields[0] + fields[1] + fields[2] + fields[5] + fields[6], idle: fields[3] + fields[4], steal: fields[7])
+        return HostCPU(steal: fields[7])
     }
 
-    /// Between two readings: the share of all CPUs' time that was busy, and the steal ticks.
-    static func window(from start: HostCPU?, to end: HostCPU?) -> (busyPercent: Double, stealTicks: Int)? {
+    /// The 1-minute load average now.
+    static func loadAverage() -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
+        return text.split(separator: " ").first.flatMap { Double($0) }
+    }
+
+    /// Between two readings: the steal ticks, and the load average at the end.
+    static func window(from start: HostCPU?, to end: HostCPU?) -> (stealTicks: Int, loadAverage: Double)? {
         guard let start, let end else { return nil }
-        let busy = end.busy - start.busy
-        let total = busy + (end.idle - start.idle) + (end.steal - start.steal)
-        guard total > 0 else { return nil }
-        return (busy / total * 100, Int(end.steal - start.steal))
+        return (Int(end.steal - start.steal), loadAverage() ?? .nan)
     }
 }

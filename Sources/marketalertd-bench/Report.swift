@@ -110,7 +110,7 @@ enum Report {
         let total = pushed.values.reduce(0, +)
         lines.append("frames pushed: \(total) (\(pushed.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")))")
         lines.append(String(format: "CPU over the last %.0f s: %.2f s (%.2f%% of a core)", r.steadyCPU.over, r.steadyCPU.seconds, r.cpuPercent)
-            + (r.host.map { String(format: "; the host meanwhile: %.1f%% of all CPUs busy (feeder included), %d ticks of steal", $0.busyPercent, $0.stealTicks) } ?? ""))
+            + (r.host.map { String(format: "; the host meanwhile: %d ticks of steal, load average %.2f at the end", $0.stealTicks, $0.loadAverage) } ?? ""))
         let start = r.samples.first?.rss ?? 0
         let end = r.samples.last?.rss ?? 0
         // Flat: the end against the first quarter's end (after start-up and the first polls).
