@@ -57,6 +57,19 @@ ensure_test_postgres() {
     fi
 }
 
+# Daemons the integration tests started and a killed test run left behind (their configurations live in the
+# tests' own temporary directories, /tmp/marketalertd-it-*): stopped, so nothing the tests started outlives them.
+sweep_test_daemons() {
+    local pids
+    pids=$(pgrep -f -- ' run --config /tmp/marketalertd-it-' 2>/dev/null || true)
+    [[ -n $pids ]] || return 0
+    echo "test: stopping leftover test daemons: $(echo $pids)" >&2
+    kill -TERM $pids 2>/dev/null || true
+    sleep 2
+    pids=$(pgrep -f -- ' run --config /tmp/marketalertd-it-' 2>/dev/null || true)
+    [[ -z $pids ]] || kill -KILL $pids 2>/dev/null || true
+}
+
 sweep_test_postgres() {
     local pidfile data
     for pidfile in /tmp/marketalertd-pg-*/data/postmaster.pid; do
