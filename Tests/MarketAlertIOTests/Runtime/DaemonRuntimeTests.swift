@@ -191,8 +191,10 @@ import Testing
         sources[1].set("BTC", "100080")  // 0.08% over binance alone: a notice on a partial view
         sources[2].set("BTC", "100200")  // 0.2% with okx: a warning
         sources[2].answerAfter(.seconds(2))
+        // Three sleepers at rest throughout: two pollers between polls and okx inside its slow answer, then
+        // okx's poller too. Counting two let a settle return while okx's answer was still on its way.
         let world = await RuntimeHarness.start(
-            settings: try Self.threeExchangeSettings(), store: nil, factory: scriptedFactory(sources), clock: clock, producers: 2)
+            settings: try Self.threeExchangeSettings(), store: nil, factory: scriptedFactory(sources), clock: clock, producers: 3)
         #expect(world.sink.events.isEmpty)
         await world.advance(1)  // the status line is refreshed at most once a second
         #expect(world.sink.events.isEmpty)
