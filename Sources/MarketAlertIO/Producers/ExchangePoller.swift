@@ -48,7 +48,7 @@ package struct ExchangePoller: Sendable {
                 do { try await clock.sleep(for: interval) } catch { return }
                 continue
             case .only(let some):
-                outcome = await pollOnce(some, into: inbox)
+                outcome = await poll(some, into: inbox, delivery: .update)
             }
             let wait: Duration
             switch outcome {
@@ -63,29 +63,26 @@ package struct ExchangePoller: Sendable {
         }
     }
 
-    /// One poll of `some` pairs beside a live stream: its quotes merge into the book (`.update`: the stream
-    /// keeps the others). A failure is counted in the metrics only: the exchange's health is its live stream's,
-    /// and a `source/<exchange>` alert means neither stream nor REST works.
-    func pollOnce(_ some: Set<MarketPair>, into inbox: EngineInbox) async -> Result<[Quote], SourceError> {
-        let outcome = await FetchMetrics.timed(exchange.rawValue) { await source.poll(some) }
-        guard !Task.isCancelled else { return outcome }
-        switch outcome {
-        case .success(let quotes): inbox.send(.quotes(exchange, quotes, .update))
-        case .failure(let error): FetchMetrics.rejected(exchange, error)
-        }
-        return outcome
-    }
-
-    /// One poll; its outcome goes to the inbox (unless the task was cancelled meanwhile).
+    /// One poll of every watched pair, as a snapshot of the exchange; its outcome goes to the inbox (unless
+    /// the task was cancelled meanwhile).
     @discardableResult
     package func pollOnce(into inbox: EngineInbox) async -> Result<[Quote], SourceError> {
+        await poll(pairs, into: inbox, delivery: .snapshot)
+    }
+
+    /// One poll of `pairs`. A snapshot replaces what the book holds of the exchange, and its failure is the
+    /// exchange's. An update (some pairs beside a live stream) merges, and its failure is counted in the
+    /// metrics only: the exchange's health is its live stream's, and `source/<exchange>` means neither stream
+    /// nor REST works.
+    func poll(_ pairs: Set<MarketPair>, into inbox: EngineInbox, delivery: QuoteDelivery) async -> Result<[Quote], SourceError> {
         let outcome = await FetchMetrics.timed(exchange.rawValue) { await source.poll(pairs) }
         guard !Task.isCancelled else { return outcome }
         switch outcome {
-        case .success(let quotes): inbox.send(.quotes(exchange, quotes, .snapshot))
+        case .success(let quotes):
+            inbox.send(.quotes(exchange, quotes, delivery))
         case .failure(let error):
             FetchMetrics.rejected(exchange, error)
-            inbox.send(.sourceFailed(source: exchange.rawValue, message: error.message))
+            if delivery == .snapshot { inbox.send(.sourceFailed(source: exchange.rawValue, message: error.message)) }
         }
         return outcome
     }

@@ -27,8 +27,7 @@ import Testing
     }
 
     @Test func everyMarketRefusedStopsTheStream() async throws {
-        try await withStream(.kraken) { h in
-            h.knobs.refuse(["BTC/USD", "ETH/USD", "SOL/USD"])
+        try await withStream(.kraken, refusing: ["BTC/USD", "ETH/USD", "SOL/USD"]) { h in
             // Kraken refuses symbol by symbol: the first refusal already drops the connection, the last one
             // leaves nothing to subscribe to.
             try await h.waitFor("the stream stopped") { $0.downs.last?.contains("every watched market was refused") == true }
