@@ -63,10 +63,7 @@ struct EvaluationBenchmark {
 
     func run(iterations: Int) -> Result {
         let start = Date()
-        let settings = Self.premiumSettings(assets: markets.assets)
-        let book = Self.book(markets: markets, receivedAt: start)
-        let rate = FXRate(base: "USD", quote: "KRW", rate: Price(BenchMarkets.usdKRW)!, provider: "dunamu", at: start)  // 1400 is a valid price
-        let converter = CurrencyConverter(reference: settings.reference, stablecoinsAs: settings.stablecoinsAs, usdRates: ["KRW": rate])
+        let (settings, book, converter) = Self.inputs(markets: markets, at: start)
         var evaluator = PremiumEvaluator()
         var tick = 0
         // Time advances 1 ms per evaluation, so every quote stays fresh (max_quote_age 30 s) and the
@@ -79,5 +76,13 @@ struct EvaluationBenchmark {
         let keys = settings.rules.reduce(0) { $0 + $1.assets.count }
         let firing = evaluator.states.values.filter { if case .firing = $0.phase { true } else { false } }.count
         return Result(rules: settings.rules.count, keys: keys, firingKeys: firing, samples: samples)
+    }
+
+    /// What a full evaluation reads: the two rules, every exchange's 50 markets at `start`, USD/KRW 1400.
+    static func inputs(markets: BenchMarkets, at start: Date) -> (PremiumSettings, QuoteBook, CurrencyConverter) {
+        let settings = premiumSettings(assets: markets.assets)
+        let rate = FXRate(base: "USD", quote: "KRW", rate: Price(BenchMarkets.usdKRW)!, provider: "dunamu", at: start)  // 1400 is a valid price
+        let converter = CurrencyConverter(reference: settings.reference, stablecoinsAs: settings.stablecoinsAs, usdRates: ["KRW": rate])
+        return (settings, book(markets: markets, receivedAt: start), converter)
     }
 }

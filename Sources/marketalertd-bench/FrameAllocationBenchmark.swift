@@ -108,11 +108,7 @@ enum FrameAllocationBenchmark {
 
     /// Allocations of `count` full evaluations after warm-up, as `EvaluationBenchmark` times them.
     private static func fullEvaluation(markets: BenchMarkets, at start: Date, count: Int = 200) -> (count: Int, allocations: UInt64) {
-        let settings = EvaluationBenchmark.premiumSettings(assets: markets.assets)
-        let book = EvaluationBenchmark.book(markets: markets, receivedAt: start)
-        guard let price = Price(BenchMarkets.usdKRW) else { return (count, 0) }
-        let rate = FXRate(base: "USD", quote: "KRW", rate: price, provider: "dunamu", at: start)
-        let converter = CurrencyConverter(reference: settings.reference, stablecoinsAs: settings.stablecoinsAs, usdRates: ["KRW": rate])
+        let (settings, book, converter) = EvaluationBenchmark.inputs(markets: markets, at: start)
         var evaluator = PremiumEvaluator()
         var decided = 0
         for tick in 0..<(count * 2) {

@@ -44,31 +44,28 @@ enum ProcCPU {
     }
 }
 
-/// What `/proc` tells of the host around a measurement: the hypervisor's steal time (clock ticks over every
-/// CPU) and the load average. (The machine's own busy share is left out: `/proc/stat` samples it at clock
-/// ticks, which miss most of a daemon's short wakeups, and read a fifth of the daemon's own figure.)
+/// What `/proc` tells of the host at one moment: the hypervisor's steal time so far (clock ticks over every
+/// CPU) and the 1-minute load average. (The machine's own busy share is left out: `/proc/stat` samples it at
+/// clock ticks, which miss most of a daemon's short wakeups, and read a fifth of the daemon's own figure.)
 struct HostCPU {
     var steal: Double
+    var loadAverage: Double
 
     static func read() -> HostCPU? {
         guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
-              let line = text.split(separator: "\n").first, line.hasPrefix("cpu ")
+              let line = text.split(separator: "\n").first, line.hasPrefix("cpu "),
+              let load = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
+              let loadAverage = load.split(separator: " ").first.flatMap({ Double($0) })
         else { return nil }
         // user nice system idle iowait irq softirq steal …
         let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
         guard fields.count >= 8 else { return nil }
-        return HostCPU(steal: fields[7])
-    }
-
-    /// The 1-minute load average now.
-    static func loadAverage() -> Double? {
-        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return nil }
-        return text.split(separator: " ").first.flatMap { Double($0) }
+        return HostCPU(steal: fields[7], loadAverage: loadAverage)
     }
 
     /// Between two readings: the steal ticks, and the load average at the end.
     static func window(from start: HostCPU?, to end: HostCPU?) -> (stealTicks: Int, loadAverage: Double)? {
         guard let start, let end else { return nil }
-        return (Int(end.steal - start.steal), loadAverage() ?? .nan)
+        return (Int(end.steal - start.steal), end.loadAverage)
     }
 }
