@@ -30,7 +30,8 @@ import Testing
             let metrics = DaemonMetrics(webhookQueue: store)
             harness = await RuntimeHarness.start(
                 settings: try twoExchangeSettings(), store: store, factory: scriptedFactory([binance, bybit]), clock: clock,
-                producers: bybitDelay > .zero ? 1 : 2,
+                // Two sleepers at rest either way: binance's poller, and bybit's poller or its slow answer.
+                producers: 2,
                 prepare: { await APITestServer.prepare($0, liveness: liveness, metrics: metrics, silences: store) })
             api = try await APITestServer(
                 runtime: harness.runtime, clock: clock, liveness: liveness, metrics: metrics, http: http, silences: store,
