@@ -5,6 +5,9 @@ extension AlertEngine {
     mutating func receiveQuotes(_ exchange: ExchangeID, _ quotes: [Quote], delivery: QuoteDelivery, now: Date, into out: inout EngineOutput) {
         // Removed by a reload while in flight (`index(forKey:)`: no copy of the exchange's settings per input).
         guard settings.exchanges.index(forKey: exchange) != nil else { return }
+        // One scan of two comparisons per quote; the batch is copied only when a time must be replaced.
+        var quotes = quotes
+        if quotes.contains(where: { $0.hasImplausibleTime }) { replaceImplausibleTimes(exchange, &quotes, now: now, into: &out) }
         switch delivery {
         case .snapshot: book.replace(exchange, with: quotes)
         case .update: book.update(exchange, with: quotes)
@@ -18,6 +21,31 @@ extension AlertEngine {
         } else {
             evaluatePremiums(involving: exchange, now: now, into: &out)
         }
+    }
+
+    /// The clock guard (`QuoteClock`): a quote whose own time is in the future or before 2010 takes its
+    /// receive time, so it is neither fresh forever nor published with an impossible time; counted per
+    /// exchange, logged at most every 10 minutes per exchange.
+    private mutating func replaceImplausibleTimes(_ exchange: ExchangeID, _ quotes: inout [Quote], now: Date, into out: inout EngineOutput) {
+        var sample: (market: String, time: Date, receivedAt: Date)?
+        var replaced = 0
+        for index in quotes.indices where quotes[index].hasImplausibleTime {
+            if sample == nil, let time = quotes[index].exchangeTime {
+                sample = (quotes[index].market, time, quotes[index].receivedAt)
+            }
+            quotes[index].exchangeTime = nil
+            replaced += 1
+        }
+        quoteClockRejections[exchange, default: 0] += replaced
+        guard let sample, quoteClockLogged[exchange].map({ now.timeIntervalSince($0) >= 600 }) ?? true else { return }
+        quoteClockLogged[exchange] = now
+        let millis = sample.time.timeIntervalSince1970 * 1000
+        let said = abs(millis) < 9e18 ? "\(Int64(millis)) ms since 1970" : "out of any range"
+        out.log(
+            .warning,
+            "\(exchange) sent a quote time that cannot be right (\(sample.market): \(said), received \(Timestamp.rfc3339(sample.receivedAt))); "
+                + "its receive time is used instead (\(quoteClockRejections[exchange] ?? replaced) so far)",
+            subject: exchange.rawValue)
     }
 
     /// Evaluates the settled rules (those involving `exchange`, when given) and collects their transitions.

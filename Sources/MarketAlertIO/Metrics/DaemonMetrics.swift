@@ -22,6 +22,9 @@ package final class DaemonMetrics: Sendable {
     private let streams = Mutex<[ExchangeID: Bool]>([:])
     /// Scrape-time gauges, and the size of the last exposition (the next buffer's capacity).
     private let scrapeState = Mutex(ScrapeGauges())
+    /// The engine's count of quote times replaced (`AlertEngine.quoteClockRejections`) already added to
+    /// `quotes_rejected_total{reason="clock"}`, per exchange.
+    private let clockCounted = Mutex<[ExchangeID: Int]>([:])
 
     package init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), webhookQueue: (any WebhookQueueStore)?) {
         self.registry = registry
@@ -104,8 +107,9 @@ package final class DaemonMetrics: Sendable {
         var view = await backend.loop.snapshot { engine in
             ScrapeView(
                 sources: engine.sourceStatuses(), premium: engine.premiumStatuses(), fx: Array(engine.fxRates.values),
-                webhooks: engine.settings.sinks.webhooks.map(\.name))
+                webhooks: engine.settings.sinks.webhooks.map(\.name), clockRejections: engine.quoteClockRejections)
         }
+        countClockRejections(view.clockRejections)
         view.haLeader = backend.ha.leaderGauge
         let outbox = await outboxStats(view.webhooks, now: now)
         return scrapeState.withLock { state in
@@ -115,6 +119,22 @@ package final class DaemonMetrics: Sendable {
             registry.emit(into: &buffer)
             state.lastSize = buffer.count
             return buffer
+        }
+    }
+
+    /// Adds what the engine counted since the last scrape to `quotes_rejected_total{exchange, reason="clock"}`
+    /// (the pure engine counts; the counter follows it at scrape time, so it is current whenever read).
+    private func countClockRejections(_ totals: [ExchangeID: Int]) {
+        let deltas = clockCounted.withLock { counted in
+            totals.compactMap { exchange, total -> (ExchangeID, Int)? in
+                let delta = total - (counted[exchange] ?? 0)
+                guard delta > 0 else { return nil }
+                counted[exchange] = total
+                return (exchange, delta)
+            }
+        }
+        for (exchange, delta) in deltas {
+            FetchMetrics.rejectedQuotes(exchange, reason: "clock", count: delta)
         }
     }
 
@@ -140,6 +160,8 @@ struct ScrapeView: Sendable {
     var premium: [PremiumStatus]
     var fx: [FXRate]
     var webhooks: [String]
+    /// Quote times the engine replaced, per exchange since start.
+    var clockRejections: [ExchangeID: Int] = [:]
     /// `marketalertd_ha_leader{instance}` (nil without `ha:`).
     var haLeader: (instance: String, value: Double)? = nil
 }

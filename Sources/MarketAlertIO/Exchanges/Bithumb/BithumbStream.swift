@@ -4,7 +4,8 @@ import MarketAlertCore
 /// Bithumb public WebSocket (`wss://ws-api.bithumb.com/websocket/v1`), which follows Upbit's: one request
 /// with `ticker` and `orderbook` (`KRW-BTC.1`) for every watched market, `QUOTE-BASE` codes, no
 /// acknowledgement, errors as `{"error":{"name":…,"message":…}}`, full (`DEFAULT`) keys. Frames may be
-/// text or binary. Keepalive: a WebSocket ping every 30 s. Bithumb limits connection requests to 10 per
+/// text or binary. `timestamp` is in milliseconds in ticker frames and in microseconds in orderbook frames
+/// (read by its size, see `UpbitStyleFrames.TimeUnit`). Keepalive: a WebSocket ping every 30 s. Bithumb limits connection requests to 10 per
 /// second per IP.
 package struct BithumbStream: ExchangeStreamProtocol {
     let ticket: String
@@ -23,6 +24,6 @@ package struct BithumbStream: ExchangeStreamProtocol {
     }
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
-        UpbitStyleFrames.decode(frame, into: &table)
+        UpbitStyleFrames.decode(frame, into: &table, time: .millisecondsOrMicroseconds)
     }
 }

@@ -25,7 +25,7 @@ package struct UpbitStream: ExchangeStreamProtocol {
     }
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
-        UpbitStyleFrames.decode(frame, into: &table)
+        UpbitStyleFrames.decode(frame, into: &table, time: .milliseconds)
     }
 }
 
@@ -39,7 +39,17 @@ enum UpbitStyleFrames {
         return StreamSubscription(messages: [message], acks: [], liveOnFirstData: true)
     }
 
-    static func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable) -> StreamFrame {
+    /// How an exchange writes `timestamp` (`tms`).
+    enum TimeUnit {
+        /// Milliseconds since 1970, as Upbit documents and sends them.
+        case milliseconds
+        /// Milliseconds, or microseconds where the value has 16 digits: Bithumb documents milliseconds, and
+        /// its ticker frames carry them, but its orderbook frames carry microseconds (ccxt's Bithumb client
+        /// keeps the first 13 digits). A millisecond time of 16 digits would be after the year 5000.
+        case millisecondsOrMicroseconds
+    }
+
+    static func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, time unit: TimeUnit) -> StreamFrame {
         let json = JSONBytes(frame)
         guard let root = json.rootObject() else { return .dropped(.malformed) }
         var type: JSONBytes.Value?
@@ -79,7 +89,7 @@ enum UpbitStyleFrames {
         guard let type, type.kind == .string else { return .dropped(.unknownMessage) }
         guard let code, code.kind == .string else { return .dropped(.malformed) }
         var fields = StreamQuoteFields()
-        fields.exchangeTime = json.millis(time)
+        fields.exchangeTime = Self.time(json, time, unit)
         if json.isString(type, "ticker") {
             guard let trade else { return .dropped(.malformed) }
             fields.last = StreamQuoteFields.field(json, trade)
@@ -90,6 +100,16 @@ enum UpbitStyleFrames {
             return .ignored
         }
         return table.apply(fields, market: market(json, code))
+    }
+
+    /// The frame's time in `unit` (nil when absent or not a positive integer).
+    private static func time(_ json: JSONBytes, _ value: JSONBytes.Value?, _ unit: TimeUnit) -> Date? {
+        guard let value, let number = json.integer(value), number > 0 else { return nil }
+        switch unit {
+        case .milliseconds: return Date(timeIntervalSince1970: Double(number) / 1000)
+        case .millisecondsOrMicroseconds:
+            return Date(timeIntervalSince1970: Double(number) / (number >= 100_000_000_000_000 ? 1_000_000 : 1000))
+        }
     }
 
     /// Bid and ask of the first orderbook unit (an empty list leaves both unknown: an empty book).
