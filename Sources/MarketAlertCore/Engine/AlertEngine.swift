@@ -40,8 +40,20 @@ package struct AlertEngine: Sendable {
     /// The FX guard: last accepted rate per currency, and a jump held for confirmation.
     var fxAccepted: [String: FXRate] = [:]
     var fxSuspect: [String: FXRate] = [:]
+    /// When each held jump was first seen (the hold is bounded: `AlertEngine.fxJumpHold`).
+    var fxSuspectSince: [String: Date] = [:]
+    /// Rates accepted on their own provider's word after a hold, until another provider agrees: an
+    /// implausible premium converted with one is that provider's data problem, not the exchange's.
+    var fxUnconfirmed: [String: FXRate] = [:]
+    /// Per currency, the FX provider whose `source/<provider>/data` alert is firing for a held jump.
+    var fxJumpAlerts: [String: String] = [:]
     /// Exchanges with a `source/<exchange>/data` alert firing (an implausible premium).
     var dataProblems: Set<ExchangeID> = []
+    /// Quotes whose own time was implausible (`QuoteClock`) and was replaced by their receive time, per
+    /// exchange since start (`/metrics` reads it: `quotes_rejected_total{reason="clock"}`), and when each
+    /// exchange's last such log line was written.
+    package internal(set) var quoteClockRejections: [ExchangeID: Int] = [:]
+    var quoteClockLogged: [ExchangeID: Date] = [:]
     var ipoOfferings: [String: [IPOOffering]] = [:]
     var ipoStates: [String: IPOAlertState] = [:]
     var ipoCalendars: [String: MarketCalendar] = [:]

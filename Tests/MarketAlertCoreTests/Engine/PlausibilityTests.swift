@@ -23,7 +23,9 @@ import Testing
         #expect(back.map { "\($0.key) \($0.status)" }.sorted() == ["premium/global/BTC firing", "source/binance/data resolved"])
     }
 
-    @Test func aUSDKRWJumpToOneIsHeldThenAcceptedOnlyWhenTheNextPollConfirmsIt() {
+    /// The same provider repeating a jump a second later is no confirmation: the jump stays held, the last
+    /// accepted rate serves, and the alert names the FX provider (not the KRW exchange).
+    @Test func aUSDKRWJumpToOneRepeatedByTheSameProviderStaysHeldAndTheAlertNamesTheProvider() {
         let rule = Kit.rule("kimchi", exchanges: [.upbit, .binance], quotes: ["KRW", "USDT"])
         var engine = Kit.engine(Kit.settings(rules: [rule], fx: true))
         _ = engine.handle(Kit.fxRound(.dunamu, rate: "1400", at: t0), now: t0)
@@ -33,17 +35,67 @@ import Testing
         let t1 = t0.addingTimeInterval(60)
         let held = engine.handle(Kit.fxRound(.dunamu, rate: "1", at: t1), now: t1)
         #expect(engine.fxRates["KRW"]?.rate == Price("1400"))
-        #expect(Kit.events(held).isEmpty)
+        #expect(Kit.events(held).map { "\($0.key) \($0.status)" } == ["source/dunamu/data firing"])
+        #expect(Kit.events(held).first?.summary.contains("USD/KRW 1") == true)
         #expect(held.contains { if case .log(let line) = $0 { line.message.contains("held until") } else { false } })
 
-        // The next poll says the same: accepted — and then the premium guard keeps it from becoming an alert.
+        // One second later dunamu says the same: still held, nothing new published, upbit never blamed.
+        var later: [AlertEvent] = []
+        for step in 1...5 {
+            let now = t1.addingTimeInterval(Double(step))
+            later += Kit.events(engine.handle(Kit.fxRound(.dunamu, rate: "1", at: now), now: now))
+            later += Kit.events(engine.handle(.quotes(.upbit, [Kit.quote(.upbit, "140000000", quote: "KRW", at: now)], .snapshot), now: now))
+            later += Kit.events(engine.handle(.quotes(.binance, [Kit.quote(.binance, "100000", at: now)], .snapshot), now: now))
+        }
+        #expect(engine.fxRates["KRW"]?.rate == Price("1400"))
+        #expect(!later.contains { $0.key.hasPrefix("source/upbit") })
+        #expect(!later.contains { $0.key == "source/dunamu/data" })
+
+        // Back to normal: the hold ends and its alert resolves.
         let t2 = t1.addingTimeInterval(60)
-        var confirmed = Kit.events(engine.handle(Kit.fxRound(.dunamu, rate: "1", at: t2), now: t2))
+        let normal = Kit.events(engine.handle(Kit.fxRound(.dunamu, rate: "1401", at: t2), now: t2))
+        #expect(normal.map { "\($0.key) \($0.status)" } == ["source/dunamu/data resolved"])
+        #expect(engine.fxRates["KRW"]?.rate == Price("1401"))
+    }
+
+    /// A hold is bounded: a provider that keeps to its jump for an hour is believed; a premium that is then
+    /// implausible is blamed on that provider, with the rate in the text.
+    @Test func aJumpKeptForTheHoldIsAcceptedAndAnImplausiblePremiumBlamesTheFXProvider() {
+        let rule = Kit.rule("kimchi", exchanges: [.upbit, .binance], quotes: ["KRW", "USDT"])
+        var engine = Kit.engine(Kit.settings(rules: [rule], fx: true))
+        _ = engine.handle(Kit.fxRound(.dunamu, rate: "1400", at: t0), now: t0)
+        _ = engine.handle(.quotes(.binance, [Kit.quote(.binance, "100000", at: t0)], .snapshot), now: t0)
+        let t1 = t0.addingTimeInterval(60)
+        _ = engine.handle(Kit.fxRound(.dunamu, rate: "1", at: t1), now: t1)
+        let t2 = t1.addingTimeInterval(3599)
+        _ = engine.handle(Kit.fxRound(.dunamu, rate: "1", at: t2), now: t2)
+        #expect(engine.fxRates["KRW"]?.rate == Price("1400"))
+        let t3 = t1.addingTimeInterval(3600)
+        var events = Kit.events(engine.handle(Kit.fxRound(.dunamu, rate: "1", at: t3), now: t3))
         #expect(engine.fxRates["KRW"]?.rate == Price("1"))
-        confirmed += Kit.events(engine.handle(.quotes(.binance, [Kit.quote(.binance, "100000", at: t2)], .snapshot), now: t2))
-        confirmed += Kit.events(engine.handle(.quotes(.upbit, [Kit.quote(.upbit, "140000000", quote: "KRW", at: t2)], .snapshot), now: t2))
-        #expect(confirmed.map(\.key) == ["source/upbit/data"])
-        #expect(confirmed.first?.summary.contains("converted at USD/KRW 1.00 from dunamu") == true)
+        events += Kit.events(engine.handle(.quotes(.binance, [Kit.quote(.binance, "100000", at: t3)], .snapshot), now: t3))
+        events += Kit.events(engine.handle(.quotes(.upbit, [Kit.quote(.upbit, "140000000", quote: "KRW", at: t3)], .snapshot), now: t3))
+        #expect(!events.contains { $0.key.hasPrefix("source/upbit") })
+        let blamed = events.last { $0.key == "source/dunamu/data" }
+        #expect(blamed?.status == "firing")
+        #expect(blamed?.summary.contains("converted at USD/KRW 1.00 from dunamu") == true)
+    }
+
+    @Test func aJumpAnotherProviderConfirmsIsAcceptedAtOnce() {
+        let rule = Kit.rule("kimchi", exchanges: [.upbit, .binance], quotes: ["KRW", "USDT"])
+        var engine = Kit.engine(Kit.settings(rules: [rule], fx: true))
+        _ = engine.handle(Kit.fxRound(.dunamu, rate: "1400", at: t0), now: t0)
+        let t1 = t0.addingTimeInterval(60)
+        var book = FXRateBook()
+        for (provider, rate) in [(FXProviderKind.dunamu, "1600"), (.frankfurter, "1598")] {
+            if let price = Price(rate) {
+                book.recordSuccess(provider, rates: [FXRate(base: "USD", quote: "KRW", rate: price, provider: provider.rawValue, at: t1)], at: t1)
+            }
+        }
+        let failover = FXFailover(chain: [.standard(.dunamu), .standard(.frankfurter)], currencies: ["KRW"], maxAge: .seconds(900))
+        let events = Kit.events(engine.handle(.fxRound(book, failover), now: t1))
+        #expect(engine.fxRates["KRW"]?.rate == Price("1600"))
+        #expect(events.isEmpty)
     }
 
     @Test func aMoveWithinTheLimitIsAcceptedAtOnce() {
