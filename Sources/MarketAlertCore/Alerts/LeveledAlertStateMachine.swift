@@ -11,16 +11,26 @@ package struct LeveledAlertPolicy: Sendable, Equatable {
     package var forDuration: Duration
     /// Re-notify a still-firing alert this often; zero never repeats.
     package var repeatInterval: Duration
+    /// v3 `keep_firing_for` (as Prometheus's): a firing alert whose value falls below `clearBelow` stays
+    /// firing this long before it resolves; a value back at or above `clearBelow` meanwhile keeps it firing
+    /// as if it had never dipped. Zero resolves at once.
+    package var keepFiringFor: Duration
 
-    package init(levels: [AlertLevel], clearBelow: Double, forDuration: Duration = .zero, repeatInterval: Duration = .zero) {
+    package init(
+        levels: [AlertLevel], clearBelow: Double, forDuration: Duration = .zero, repeatInterval: Duration = .zero,
+        keepFiringFor: Duration = .zero
+    ) {
         self.levels = levels
         self.clearBelow = clearBelow
         self.forDuration = forDuration
         self.repeatInterval = repeatInterval
+        self.keepFiringFor = keepFiringFor
     }
 
     package init(_ rule: PremiumRule) {
-        self.init(levels: rule.levels, clearBelow: rule.clearPct, forDuration: rule.forDuration, repeatInterval: rule.repeatInterval)
+        self.init(
+            levels: rule.levels, clearBelow: rule.clearPct, forDuration: rule.forDuration, repeatInterval: rule.repeatInterval,
+            keepFiringFor: rule.keepFiringFor)
     }
 
     /// Index of the highest level `value` reaches, if any.
@@ -57,6 +67,9 @@ package struct LeveledAlertStateMachine: Sendable, Equatable, Codable {
     package private(set) var phase: Phase = .inactive
     /// The last value observed (nil when the last observation had none).
     package private(set) var lastValue: Double?
+    /// While firing under `keep_firing_for`: since when the value has been below `clearBelow` (nil while it is
+    /// not). Not part of the phase, so a state stored by an earlier version reads as it was.
+    package private(set) var clearingSince: Date?
 
     package init() {}
 
@@ -92,9 +105,17 @@ package struct LeveledAlertStateMachine: Sendable, Equatable, Codable {
             let notified = min(firedLevel, policy.levels.count - 1)
             guard let value else { return .none }
             if value < policy.clearBelow {
+                if policy.keepFiringFor > .zero {
+                    // Kept firing until the value has stayed below the clear level for `keep_firing_for`.
+                    let below = clearingSince ?? now
+                    clearingSince = below
+                    guard now.timeIntervalSince(below) >= policy.keepFiringFor.seconds else { return .none }
+                }
                 phase = .inactive
+                clearingSince = nil
                 return .resolve
             }
+            clearingSince = nil
             if let level = policy.levelIndex(for: value), level > notified {
                 phase = .firing(level: level, since: since, lastNotified: now)
                 return .escalate(level: level)
@@ -114,7 +135,17 @@ package struct LeveledAlertStateMachine: Sendable, Equatable, Codable {
         case .inactive: nil
         case .pending(let since): since.addingTimeInterval(policy.forDuration.seconds)
         case .firing(_, _, let lastNotified):
-            policy.repeatInterval > .zero ? lastNotified.addingTimeInterval(policy.repeatInterval.seconds) : nil
+            Self.earlier(
+                policy.repeatInterval > .zero ? lastNotified.addingTimeInterval(policy.repeatInterval.seconds) : nil,
+                // Resolving under `keep_firing_for` needs time alone only while the last value is still below
+                // the clear level (no value: the next one decides, as it would without keep_firing_for).
+                lastValue != nil ? clearingSince?.addingTimeInterval(policy.keepFiringFor.seconds) : nil)
         }
+    }
+
+    private static func earlier(_ a: Date?, _ b: Date?) -> Date? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
     }
 }

@@ -89,6 +89,7 @@ extension PremiumRule {
         }
         let forDuration = t.duration("for") ?? .zero
         let repeatInterval = t.duration("repeat_interval") ?? .zero
+        let keepFiringFor = t.duration("keep_firing_for") ?? .zero
         var maxPlausible = PremiumRule.defaultMaxPlausiblePct
         if let value = t.number("max_plausible_pct") {
             maxPlausible = value
@@ -101,6 +102,7 @@ extension PremiumRule {
             name: name, assets: assets, exchanges: exchanges, quotes: quotes, basis: basis, levels: levels,
             clearPct: clearPct, forDuration: forDuration, repeatInterval: repeatInterval)
         rule.maxPlausiblePct = maxPlausible
+        rule.keepFiringFor = keepFiringFor
         if let contextWindow, contextWindow >= .seconds(1) { rule.contextWindow = contextWindow }
         return rule
     }

@@ -126,6 +126,9 @@ package struct PremiumRule: Sendable, Equatable {
     package var forDuration: Duration = .zero
     /// Zero means never repeat.
     package var repeatInterval: Duration = .zero
+    /// v3 `keep_firing_for`: how long a firing alert stays firing after its premium falls below `clear_pct`
+    /// (zero: it resolves at once, as in versions 1 and 2).
+    package var keepFiringFor: Duration = .zero
     /// A premium above this is not a premium but bad data: it is reported as a data-quality problem of the
     /// outlying exchange (a `source` event), never as a premium alert.
     package var maxPlausiblePct: Double = PremiumRule.defaultMaxPlausiblePct

@@ -159,10 +159,12 @@ package struct PremiumEvaluator: Sendable {
         if let pct { history.observe(plan.keys[slot], pct: pct, now: now) }
         var state = slotStates[slot] ?? LeveledAlertStateMachine()
         let before = state.phase
+        let keptBefore = state.clearingSince != nil
         let action = state.observe(pct, now: now, policy: plan.rules[ruleIndex].policy)
         let changed = state.phase != before
-        // A deadline moves with a key's phase, and with a pending key's quotes (not with its value alone).
-        if case .pending = before { deadlineCache = nil } else if changed { deadlineCache = nil }
+        // A deadline moves with a key's phase, with a pending key's quotes, and while `keep_firing_for` holds
+        // a key (not with its value alone). Holding it is not persisted: a restart meanwhile starts it over.
+        if case .pending = before { deadlineCache = nil } else if changed || keptBefore || state.clearingSince != nil { deadlineCache = nil }
         slotStates[slot] = state
         guard action != .none || changed else {
             // Almost every stream quote ends here: the observation moves into its slot, not copied and then
