@@ -48,6 +48,7 @@ package enum FetchMetrics {
         case .invalidPrice: "invalid_price"
         case .crossedBook: "crossed_book"
         case .oversized: "oversized"
+        case .outOfOrder: "out_of_order"
         case .unknownMessage: nil
         }
     }

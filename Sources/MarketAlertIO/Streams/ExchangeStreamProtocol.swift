@@ -38,11 +38,23 @@ package struct StreamSubscription: Sendable, Equatable {
     package var acks: Set<String>
     /// The exchange never acknowledges: the first market data frame proves the subscription.
     package var liveOnFirstData: Bool
+    /// How an in-band refusal of a market lands. False (OKX, Bitget, Kraken: one ack or error per market):
+    /// only that market is refused, and `subscription(for: [market]).acks` are the acks that will not come.
+    /// True (Bybit, Coinbase): the exchange refuses the whole message; `parts` says which markets each
+    /// message carried, so the others can be asked for again on the same connection.
+    package var refusesWholeMessage: Bool
+    /// The markets of each message, in the order of `messages` (needed only when `refusesWholeMessage`).
+    package var parts: [[String]]
 
-    package init(messages: [String], acks: Set<String>, liveOnFirstData: Bool = false) {
+    package init(
+        messages: [String], acks: Set<String>, liveOnFirstData: Bool = false, refusesWholeMessage: Bool = false,
+        parts: [[String]] = []
+    ) {
         self.messages = messages
         self.acks = acks
         self.liveOnFirstData = liveOnFirstData
+        self.refusesWholeMessage = refusesWholeMessage
+        self.parts = parts
     }
 }
 
@@ -79,6 +91,8 @@ package enum StreamDropReason: String, Sendable, CaseIterable {
     case oversized
     /// Well-formed JSON of a kind the protocol does not know.
     case unknownMessage
+    /// An update whose sequence number is not newer than the last one applied to its market.
+    case outOfOrder
 }
 
 /// Reading market ids out of an exchange's "does not exist" error text.

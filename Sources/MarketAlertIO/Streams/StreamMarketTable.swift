@@ -15,7 +15,16 @@ package struct StreamMarketTable: Sendable {
         package var ask: Price?
         package var last: Price?
         package var exchangeTime: Date?
+        /// The update id of the last applied frame of the exchange's sequenced channel (Binance `bookTicker`
+        /// `u`, Bybit `orderbook` `u`, Coinbase `ticker` `sequence`), and how many frames in a row since came
+        /// with one that is not newer (see `admitSequence`).
+        var sequence: Int64?
+        var staleSequences = 0
     }
+
+    /// After this many frames in a row whose update id is not newer, the exchange is taken to have restarted
+    /// its numbering (a service restart without a snapshot): the next one is applied and its id kept.
+    static let sequenceRestartAfter = 100
 
     package private(set) var entries: [Entry]
     /// FNV-1a of the id bytes → entry index; a hash shared by two ids maps to -1 (then a linear search).
@@ -58,6 +67,19 @@ package struct StreamMarketTable: Sendable {
         if let last { entries[index].last = last }
         entries[index].exchangeTime = exchangeTime
         if !touched.contains(index) { touched.append(index) }
+    }
+
+    /// Whether an update numbered `sequence` for entry `index` may be applied: only when it is newer than the
+    /// last one applied (an out-of-order or repeated frame would move the book back), unless `restart` (a
+    /// snapshot, which starts the numbering over). Records it when admitted.
+    package mutating func admitSequence(_ sequence: Int64, restart: Bool = false, at index: Int) -> Bool {
+        if !restart, let held = entries[index].sequence, sequence <= held {
+            entries[index].staleSequences += 1
+            guard entries[index].staleSequences >= Self.sequenceRestartAfter else { return false }
+        }
+        entries[index].sequence = sequence
+        entries[index].staleSequences = 0
+        return true
     }
 
     /// Forgets one or both sides of entry `index`'s book (the exchange said the side is empty).

@@ -21,6 +21,10 @@ struct StreamQuoteFields {
     var ask = Field.absent
     var last = Field.absent
     var exchangeTime: Date?
+    /// The frame's update id on the exchange's sequenced channel, if it has one (`StreamMarketTable.admitSequence`).
+    var sequence: Int64?
+    /// The frame is a snapshot that starts the numbering over.
+    var sequenceRestarts = false
 
     /// Whether `value` is a zero quantity (`0`, `"0"`, `"0.000"`).
     static func isZero(_ json: JSONBytes, _ value: JSONBytes.Value) -> Bool {
@@ -59,6 +63,9 @@ extension StreamMarketTable {
         // A one-sided update must not cross the side the table already holds.
         if let bid, ask == nil, !fields.ask.isCleared, let held = entries[index].ask, bid.value > held.value { return .dropped(.crossedBook) }
         if let ask, bid == nil, !fields.bid.isCleared, let held = entries[index].bid, held.value > ask.value { return .dropped(.crossedBook) }
+        if let sequence = fields.sequence, !admitSequence(sequence, restart: fields.sequenceRestarts, at: index) {
+            return .dropped(.outOfOrder)
+        }
         if clears { clear(index, bid: fields.bid.isCleared, ask: fields.ask.isCleared) }
         apply(index, bid: bid, ask: ask, last: last, exchangeTime: fields.exchangeTime)
         return .data

@@ -65,11 +65,13 @@ package struct BinanceStream: ExchangeStreamProtocol {
             table.apply(index, last: last, exchangeTime: time)
             return .data
         }
-        if let symbol = fields.s, let bidValue = fields.b, let askValue = fields.a, fields.u != nil {
-            guard symbol.kind == .string else { return .dropped(.malformed) }
+        if let symbol = fields.s, let bidValue = fields.b, let askValue = fields.a, let updateID = fields.u {
+            guard symbol.kind == .string, let sequence = json.integer(updateID) else { return .dropped(.malformed) }
             guard let bid = json.price(bidValue), let ask = json.price(askValue) else { return .dropped(.invalidPrice) }
             guard bid.value <= ask.value else { return .dropped(.crossedBook) }
             guard let index = table.index(of: json.slice(symbol)) else { return .unwatched }
+            // `u`, the order book update id, only grows: a frame with an older one is late or repeated.
+            guard table.admitSequence(sequence, at: index) else { return .dropped(.outOfOrder) }
             table.apply(index, bid: bid, ask: ask)
             return .data
         }

@@ -21,17 +21,23 @@ package struct BybitStream: ExchangeStreamProtocol {
 
     package func marketID(_ pair: MarketPair) -> String { BybitTickerSource.symbol(pair) }
 
+    /// Requests of at most 10 topics (5 markets); each `req_id` is named after its first market, so a request
+    /// sent again after a refusal (Bybit refuses the whole request for one unknown symbol, and the other
+    /// markets of it are asked for again on the same connection) never shares an id with one still pending.
     package func subscription(for markets: [String]) -> StreamSubscription {
-        let topics = markets.flatMap { ["orderbook.1.\($0)", "tickers.\($0)"] }
+        let perRequest = Self.topicsPerRequest / 2
         var messages: [String] = []
         var acks: Set<String> = []
-        for (number, start) in stride(from: 0, to: topics.count, by: Self.topicsPerRequest).enumerated() {
-            let chunk = topics[start..<min(start + Self.topicsPerRequest, topics.count)]
-            let id = "sub-\(number + 1)"
-            messages.append("{\"req_id\":\"\(id)\",\"op\":\"subscribe\",\"args\":[\(chunk.map { "\"\($0)\"" }.joined(separator: ","))]}")
+        var parts: [[String]] = []
+        for start in stride(from: 0, to: markets.count, by: perRequest) {
+            let chunk = Array(markets[start..<min(start + perRequest, markets.count)])
+            let topics = chunk.flatMap { ["orderbook.1.\($0)", "tickers.\($0)"] }
+            let id = "sub-\(chunk[0])"
+            messages.append("{\"req_id\":\"\(id)\",\"op\":\"subscribe\",\"args\":[\(topics.map { "\"\($0)\"" }.joined(separator: ","))]}")
             acks.insert("req:\(id)")
+            parts.append(chunk)
         }
-        return StreamSubscription(messages: messages, acks: acks)
+        return StreamSubscription(messages: messages, acks: acks, refusesWholeMessage: true, parts: parts)
     }
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
@@ -93,8 +99,10 @@ package struct BybitStream: ExchangeStreamProtocol {
         var symbol: JSONBytes.Value?
         var fields = StreamQuoteFields()
         var malformed = false
+        var updateID: JSONBytes.Value?
         json.members(ofObjectAt: data.start) { start, end, value in
             if json.matches(start, end, "s") { symbol = value }
+            else if json.matches(start, end, "u") { updateID = value }
             else if json.matches(start, end, "b") { if !Self.side(json, value, into: &fields.bid) { malformed = true } }
             else if json.matches(start, end, "a") { if !Self.side(json, value, into: &fields.ask) { malformed = true } }
             return true
@@ -106,6 +114,13 @@ package struct BybitStream: ExchangeStreamProtocol {
             if case .absent = fields.ask { fields.ask = .cleared }
         }
         fields.exchangeTime = time
+        // `u`, the update id, grows with each delta; a snapshot (sent again after a service restart, with
+        // `u` = 1) starts it over.
+        if let updateID {
+            guard let sequence = json.integer(updateID) else { return .dropped(.malformed) }
+            fields.sequence = sequence
+            fields.sequenceRestarts = snapshot
+        }
         return table.apply(fields, market: json.slice(symbol))
     }
 

@@ -19,7 +19,9 @@ package struct CoinbaseStream: ExchangeStreamProtocol {
         let products = markets.map { "\"\($0)\"" }.joined(separator: ",")
         return StreamSubscription(
             messages: ["{\"type\":\"subscribe\",\"product_ids\":[\(products)],\"channels\":[\"ticker\",\"heartbeat\"]}"],
-            acks: Set(markets.flatMap { ["ticker:\($0)", "heartbeat:\($0)"] }))
+            acks: Set(markets.flatMap { ["ticker:\($0)", "heartbeat:\($0)"] }),
+            // "Failed to subscribe … is not a valid product": the whole request is refused.
+            refusesWholeMessage: true, parts: [markets])
     }
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
@@ -31,6 +33,7 @@ package struct CoinbaseStream: ExchangeStreamProtocol {
         var channels: JSONBytes.Value?
         var message: JSONBytes.Value?
         var reason: JSONBytes.Value?
+        var sequence: JSONBytes.Value?
         json.members(ofObjectAt: root) { start, end, value in
             if json.matches(start, end, "type") { type = value }
             else if json.matches(start, end, "product_id") { product = value }
@@ -40,11 +43,17 @@ package struct CoinbaseStream: ExchangeStreamProtocol {
             else if json.matches(start, end, "channels") { channels = value }
             else if json.matches(start, end, "message") { message = value }
             else if json.matches(start, end, "reason") { reason = value }
+            else if json.matches(start, end, "sequence") { sequence = value }
             return true
         }
         guard let type, type.kind == .string else { return .dropped(.unknownMessage) }
         if json.isString(type, "ticker") {
             guard let product, product.kind == .string else { return .dropped(.malformed) }
+            // `sequence` grows per product: a ticker with an older one is late or repeated.
+            if let sequence {
+                guard let number = json.integer(sequence) else { return .dropped(.malformed) }
+                fields.sequence = number
+            }
             return table.apply(fields, market: json.slice(product))
         }
         if json.isString(type, "heartbeat") { return .heartbeat }
