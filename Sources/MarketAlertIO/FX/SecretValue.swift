@@ -16,6 +16,7 @@ struct SecretValue: Sendable, CustomStringConvertible, CustomDebugStringConverti
     func scrubbed(_ error: SourceError) -> SourceError {
         var copy = error
         copy.message = SecretScrubber.scrub(error.message, secrets: [value], partialSuffix: true)
+        copy.upstream = error.upstream.map { SecretScrubber.scrub($0, secrets: [value], partialSuffix: true) }
         return copy
     }
 }

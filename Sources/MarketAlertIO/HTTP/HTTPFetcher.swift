@@ -58,10 +58,14 @@ package struct HTTPFetcher: Sendable {
                     message: "HTTP \(status) rate limited\(wait)")
             }
             if let explained = explainError(status, data) { throw explained }
-            throw SourceError(source: source, kind: .http(status: status), message: "HTTP \(status)\(Self.snippet(data))")
+            // The status only: an error body may echo a credential in any encoding (it stays in `upstream`).
+            throw SourceError(
+                source: source, kind: .http(status: status), message: "HTTP \(status) \(response.status.reasonPhrase)",
+                upstream: Self.excerpt(data))
         }
         if Self.looksLikeHTML(data) {
-            throw SourceError(source: source, kind: .decode, message: "HTTP \(status) with an HTML page instead of JSON\(Self.snippet(data))")
+            throw SourceError(
+                source: source, kind: .decode, message: "HTTP \(status) with an HTML page instead of JSON", upstream: Self.excerpt(data))
         }
         return FetchedBody(status: status, headers: response.headers, body: data, receivedAt: clock.now())
     }
@@ -81,6 +85,11 @@ package struct HTTPFetcher: Sendable {
     static func looksLikeHTML(_ data: Data) -> Bool {
         guard let first = data.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else { return false }
         return first == UInt8(ascii: "<")
+    }
+
+    /// `snippet` without its separator, nil for an empty body (`SourceError.upstream`).
+    static func excerpt(_ data: Data) -> String? {
+        data.isEmpty ? nil : String(snippet(data).dropFirst(2))
     }
 
     /// Up to 120 printable characters of a body, for an error line.

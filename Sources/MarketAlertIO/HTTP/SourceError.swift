@@ -19,15 +19,41 @@ package struct SourceError: Error, Sendable, Equatable, CustomStringConvertible 
 
     package var source: String
     package var kind: Kind
-    package var message: String
+    /// Our own short reason, fit for an alert event (`source.error`): never an upstream body. Control and
+    /// format characters are replaced and it is cut at `maxMessageLength` characters.
+    package var message: String {
+        didSet { if !Self.isClean(message) { message = Self.sanitized(message) } }
+    }
+    /// What the upstream answered, as an excerpt (an error body): for a debug log line, never an event.
+    package var upstream: String?
 
-    package init(source: String, kind: Kind, message: String) {
+    /// The longest `message` kept.
+    package static let maxMessageLength = 200
+
+    package init(source: String, kind: Kind, message: String, upstream: String? = nil) {
         self.source = source
         self.kind = kind
-        self.message = message
+        self.message = Self.isClean(message) ? message : Self.sanitized(message)
+        self.upstream = upstream
     }
 
     package var description: String { "\(source): \(message)" }
+
+    private static func isClean(_ text: String) -> Bool {
+        text.utf8.count <= maxMessageLength && text.unicodeScalars.allSatisfy { !isUnsafe($0) }
+    }
+
+    private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        let category = scalar.properties.generalCategory
+        return category == .control || category == .format || category == .lineSeparator || category == .paragraphSeparator
+    }
+
+    /// `text` with control and format characters as spaces, cut at `maxMessageLength` characters.
+    static func sanitized(_ text: String) -> String {
+        var clean = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars.prefix(maxMessageLength) { clean.append(isUnsafe(scalar) ? " " : scalar) }
+        return String(clean) + (text.unicodeScalars.count > maxMessageLength ? "…" : "")
+    }
 
     /// The minimum wait the server asked for, if any.
     package var retryAfter: Duration? {

@@ -29,11 +29,32 @@ struct SecretScrubbingTests {
                     .fetchUSDRates(for: ["KRW"])
             }
         }
-        let message = try #require(error?.message)
-        #expect(message.contains("<redacted>"), "\(message)")
-        let lowered = message.lowercased()
+        // The message (what events carry) is the status only; the body excerpt (debug logs) is scrubbed.
+        #expect(error?.message == "HTTP 401 Unauthorized")
+        let upstream = try #require(error?.upstream)
+        #expect(upstream.contains("<redacted>"), "\(upstream)")
+        let lowered = upstream.lowercased()
         let pieces = (0...(Self.appID.count - 6)).map { String(Array(Self.appID.lowercased())[$0..<($0 + 6)]) }
-        #expect(pieces.allSatisfy { !lowered.contains($0) }, "\(message)")
+        #expect(pieces.allSatisfy { !lowered.contains($0) }, "\(upstream)")
+    }
+
+    /// An echo no scrubber can know (the app id base64-encoded) must not reach an event: the message is
+    /// the HTTP status alone, whatever the body says.
+    @Test("an upstream 401 body echoing the app id base64-encoded stays out of the message")
+    func base64EchoStaysOutOfTheMessage() async throws {
+        let encoded = Data(Self.appID.utf8).base64EncodedString()
+        let error = await #expect(throws: SourceError.self) {
+            try await FXTest.withServer { server, fetcher in
+                server.route(
+                    "/api/latest.json",
+                    response: .json(#"{"error":true,"status":401,"message":"invalid_app_id","description":"key \#(encoded)"}"#, status: 401))
+                _ = try await OpenExchangeRatesSource(baseURL: server.baseURL, appID: Self.appID, timeout: .seconds(5), fetcher: fetcher)
+                    .fetchUSDRates(for: ["KRW"])
+            }
+        }
+        #expect(error?.message == "HTTP 401 Unauthorized")
+        #expect(error?.description.contains(encoded.prefix(12)) == false)
+        #expect(error?.kind == .http(status: 401))
     }
 
     @Test("a secret shorter than 8 characters is not scrubbed: the message stays readable")
@@ -45,7 +66,8 @@ struct SecretScrubbingTests {
                     .fetchUSDRates(for: ["KRW"])
             }
         }
-        #expect(error?.message == #"HTTP 401: {"error":true,"status":401,"message":"invalid_app_id"}"#)
+        #expect(error?.message == "HTTP 401 Unauthorized")
+        #expect(error?.upstream == #"{"error":true,"status":401,"message":"invalid_app_id"}"#)
     }
 
     @Test("scrubber: any case, percent-encoded, a cut-off copy at the end; short secrets untouched")
