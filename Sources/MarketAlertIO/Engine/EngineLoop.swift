@@ -174,6 +174,7 @@ package actor EngineLoop {
         }
         let clock = clock
         let inbox = inbox
+        // Unstructured on purpose: owned by this loop (`timer`), cancelled and replaced at every re-arm.
         timer = Task {
             do { try await clock.sleep(until: wake) } catch { return }
             inbox.wake()
