@@ -19,12 +19,12 @@ package final class RuntimeHarness: Sendable {
     package static func start(
         settings: Settings, store: (any AlertStore)?, factory: ProducerFactory, clock: ManualClock, producers: Int,
         sink: RecordingSink = RecordingSink(), lifecycle: RecordingLifecycle = RecordingLifecycle(), ids: (@Sendable () -> String)? = nil,
-        haCommitFailed: (@Sendable (any Error) -> Void)? = nil, prepare: @Sendable (DaemonRuntime) async -> Void = { _ in }
+        leadership: LeadershipEvents? = nil, prepare: @Sendable (DaemonRuntime) async -> Void = { _ in }
     ) async -> RuntimeHarness {
         let runtime = await DaemonRuntime.make(
             settings: settings, store: store, sinks: [sink], factory: factory, clock: clock, lifecycle: lifecycle,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), makeID: ids ?? EventID.make,
-            haCommitFailed: haCommitFailed)
+            leadership: leadership)
         await prepare(runtime)  // observers attach before the runtime runs
         let harness = RuntimeHarness(clock: clock, runtime: runtime, sink: sink, lifecycle: lifecycle, producers: producers)
         await harness.settle()

@@ -23,6 +23,7 @@ struct HAWriteBenchmark {
         try await server.start()
         do {
             let store = try PostgresStore(url: try PostgresURL(try await server.createDatabase()), instance: "bench", logger: Logger(label: "bench"))
+            async let pool: Void = store.run()  // the connection pool, until `shutdown()` (or the scope ends on an error)
             _ = try await store.migrate()
             guard case .acquired(let epoch) = try await store.acquireLease(for: 60) else {
                 throw DaemonRSSBenchmark.Failure(description: "the lease was not acquired")
@@ -48,6 +49,7 @@ struct HAWriteBenchmark {
                 clears.append(Self.seconds(clock.now - committed))
             }
             await store.shutdown()
+            await pool
             try await server.stop()
             await server.destroy()
             return Result(commit: Samples(commits), clear: Samples(clears))

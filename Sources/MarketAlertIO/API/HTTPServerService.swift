@@ -98,6 +98,8 @@ package final class HTTPServerService: Service {
         // Its own group, so it can be shut down gracefully alone (a reload): the listener and idle keep-alive
         // connections close at once, a request in flight is answered.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [server], logger: serverLogger))
+        // Unstructured on purpose: owned by the `RunningServer` returned below (its `stop()` ends and awaits
+        // it), so a reload can replace one server while the other still serves.
         let task = Task {
             do {
                 try await group.run()
@@ -131,12 +133,15 @@ package final class HTTPServerService: Service {
         func stop() async {
             await group.triggerGracefulShutdown()
             let task = task
-            let deadline = Task {
-                try? await Task.sleep(for: .seconds(2))
-                task.cancel()
+            await withTaskGroup(of: Void.self) { waiting in
+                waiting.addTask { await task.value }
+                waiting.addTask {
+                    guard (try? await Task.sleep(for: .seconds(2))) != nil else { return }  // stopped in time
+                    task.cancel()
+                }
+                await waiting.next()
+                waiting.cancelAll()
             }
-            await task.value
-            deadline.cancel()
         }
     }
 }

@@ -22,22 +22,17 @@ package enum HAConnectionCheck {
         do { store = try PostgresStore(url: url, instance: ha.instance ?? HARole.defaultInstanceName(), logger: logger) } catch {
             return Report(lines: ["ha: cannot set up a PostgreSQL client for \(url.redacted): \(error)"], ok: false)
         }
-        defer { Task { await store.shutdown() } }
-        let probe = Task { () throws -> (Int, PostgresStore.LeaseRow?) in
-            let version = try await store.schemaVersion()
-            let lease = version > 0 ? try await store.currentLease() : nil
-            return (version, lease)
-        }
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            probe.cancel()
-        }
-        defer { watchdog.cancel() }
         let version: Int
         let lease: PostgresStore.LeaseRow?
-        do { (version, lease) = try await probe.value } catch {
-            let reason = probe.isCancelled ? "no answer within \(DurationText.format(timeout))" : "\(error)"
-            return Report(lines: ["ha: cannot reach the database \(url.redacted): \(reason)"], ok: false)
+        do {
+            (version, lease) = try await store.withRunning { store in
+                try await SystemClock().withDeadline(timeout) { () throws -> (Int, PostgresStore.LeaseRow?) in
+                    let version = try await store.schemaVersion()
+                    return (version, version > 0 ? try await store.currentLease() : nil)
+                }
+            }
+        } catch {
+            return Report(lines: ["ha: cannot reach the database \(url.redacted): \(error)"], ok: false)
         }
         var lines = ["database \(url.redacted): reachable"]
         let latest = PostgresStore.latestSchemaVersion

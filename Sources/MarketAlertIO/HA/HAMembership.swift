@@ -2,16 +2,19 @@ import Foundation
 import Logging
 import MarketAlertCore
 import ServiceLifecycle
-import Synchronization
 
-/// This process as a member of an HA group (`ha:`): the PostgreSQL store, its role, and the service that
-/// prepares the database and keeps or seeks the lease (`LeaseKeeper`), doing the takeover when it leads.
+/// This process as a member of an HA group (`ha:`): the PostgreSQL store (a service of its own: its connection
+/// pool), its role, the channel on which the publisher and the store report what ends a leadership
+/// (`events`), and the service that prepares the database and keeps or seeks the lease (`LeaseKeeper`),
+/// doing the takeover when it leads.
 package final class HAMembership: Sendable {
     package let settings: HASettings
     package let store: PostgresStore
     package let role: HARole
     package let url: PostgresURL
-    private let keeper = Mutex<LeaseKeeper?>(nil)
+    /// Failed commits (the publisher), refused fenced writes (the store) and failed takeovers, consumed by the
+    /// lease keeper.
+    package let events = LeadershipEvents()
 
     private init(settings: HASettings, store: PostgresStore, role: HARole, url: PostgresURL) {
         self.settings = settings
@@ -22,11 +25,13 @@ package final class HAMembership: Sendable {
 
     /// Resolves the database URL (a secret: environment or `$CREDENTIALS_DIRECTORY`) and opens the store (no
     /// connection yet). The error names the secret, never its value.
-    package static func open(_ settings: HASettings, secrets: SecretResolver, logger: Logger) throws(HAConfigurationError) -> HAMembership {
+    package static func open(
+        _ settings: HASettings, secrets: SecretResolver, logger: Logger, clock: any DaemonClock = SystemClock()
+    ) throws(HAConfigurationError) -> HAMembership {
         let url = try resolveURL(settings, secrets: secrets)
         let instance = settings.instance ?? HARole.defaultInstanceName()
         let store: PostgresStore
-        do { store = try PostgresStore(url: url, instance: instance, logger: logger) } catch {
+        do { store = try PostgresStore(url: url, instance: instance, logger: logger, clock: clock) } catch {
             throw HAConfigurationError(message: "ha: cannot set up the PostgreSQL client for \(url.redacted): \(error)")
         }
         return HAMembership(settings: settings, store: store, role: HARole(instance: instance), url: url)
@@ -42,22 +47,12 @@ package final class HAMembership: Sendable {
         }
     }
 
-    /// For the publisher: a failed commit steps this instance down (the keeper seeks the lease again).
-    package var commitFailedHandler: @Sendable (any Error) -> Void {
-        { [self] _ in
-            guard let current = self.keeper.withLock({ $0 }) else { return }
-            Task { await current.commitFailed() }
-        }
-    }
-
     /// The ServiceGroup service: migrations (retried with backoff until the database answers), then the lease.
     package func service(
         runtime: DaemonRuntime, outbox: WebhookOutbox?, clock: any DaemonClock, lifecycle: HAStatusLifecycle, logger: Logger
     ) -> HAService {
         HAService(membership: self, runtime: runtime, outbox: outbox, clock: clock, lifecycle: lifecycle, logger: logger)
     }
-
-    func install(_ keeper: LeaseKeeper) { self.keeper.withLock { $0 = keeper } }
 }
 
 package struct HAConfigurationError: Error, CustomStringConvertible {
@@ -73,16 +68,28 @@ package struct HAService: Service {
     let lifecycle: HAStatusLifecycle
     let logger: Logger
 
+    /// Prepares the database, then owns the lease keeper: runs it and performs what it decides, in order (the
+    /// takeover when it leads, the publisher stopped when it stands by), until a graceful shutdown has made it
+    /// give the lease up.
     package func run() async throws {
         guard await prepareDatabase() else { return }
         let keeper = LeaseKeeper(
             store: membership.store, lease: membership.settings.lease, role: membership.role, clock: clock, logger: logger,
-            callbacks: .init(onLead: { epoch in await takeOver(epoch: epoch) }, onStepDown: { _ in await stepDown() }))
-        membership.install(keeper)
+            events: membership.events)
         await withGracefulShutdownHandler {
-            await keeper.run()
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await keeper.run() }
+                for await change in keeper.changes {  // finished when the keeper's run() returns
+                    switch change {
+                    case .leads(let epoch):
+                        if await !takeOver(epoch: epoch) { membership.events.report(.takeoverFailed(epoch: epoch)) }
+                    case .standsBy:
+                        await stepDown()
+                    }
+                }
+            }
         } onGracefulShutdown: {
-            Task { await keeper.stop() }
+            keeper.stop()
         }
     }
 

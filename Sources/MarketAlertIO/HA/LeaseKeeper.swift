@@ -1,23 +1,28 @@
 import Foundation
 import Logging
 import MarketAlertCore
+import Synchronization
 
-/// The shell around `LeaderLease`: owns the clock, runs the lease queries against `PostgresStore` (each one
-/// at a time, abandoned after the machine's query timeout so a hung database cannot keep a leader from
-/// stepping down on time), and performs what the machine decides: on `becomeLeader` it sets the store's
-/// fence and calls `onLead`; on `stepDown` it clears the fence first (no write of this instance can land
-/// after that), logs why, and calls `onStepDown`. A refused fenced write or a failed commit steps down too.
+/// The shell around `LeaderLease`: owns the clock, runs the lease queries the machine asks for against
+/// `PostgresStore`, and performs what it decides. On `becomeLeader` it sets the store's fence and tells its
+/// owner `.leads(epoch)`; on `stepDown` it clears the fence first (no write of this instance can land after
+/// that), logs why, and tells `.standsBy(reason)` (`changes`, in decision order). A refused fenced write, a
+/// failed commit or a failed takeover (`LeadershipEvent`, reported on the `LeadershipEvents` it consumes)
+/// steps it down too.
+///
+/// `run()` owns everything it starts, in one task group: the lease loop (wakes at the machine's next deadline
+/// or when something changed), the consumer of `LeadershipEvent`s, and the query worker, which runs one lease
+/// query at a time with a deadline of the machine's query timeout on the injected clock (an overdue query is
+/// cancelled and its connection closed, so a hung database cannot keep a leader from stepping down on time).
 package actor LeaseKeeper {
-    package struct Callbacks: Sendable {
-        /// The takeover (adopt stored states, resume deliveries); false when it could not be done (then the
-        /// instance steps down again and retries). Runs on the keeper: keep it short.
-        var onLead: @Sendable (Int64) async -> Bool
-        var onStepDown: @Sendable (String) async -> Void
+    private enum Query: Sendable {
+        case acquire(serial: Int, seconds: TimeInterval)
+        case renew(serial: Int, epoch: Int64, seconds: TimeInterval)
+    }
 
-        package init(onLead: @escaping @Sendable (Int64) async -> Bool, onStepDown: @escaping @Sendable (String) async -> Void) {
-            self.onLead = onLead
-            self.onStepDown = onStepDown
-        }
+    private enum Answer: Sendable {
+        case acquire(serial: Int, Result<PostgresStore.LeaseAttempt, any Error>)
+        case renew(serial: Int, Result<Bool, any Error>)
     }
 
     private var lease: LeaderLease
@@ -25,134 +30,156 @@ package actor LeaseKeeper {
     private let role: HARole
     private let clock: any DaemonClock
     private let logger: Logger
-    private let callbacks: Callbacks
+    private let events: LeadershipEvents
+    /// What this keeper decided, in order, for its owner; finished when `run()` returns.
+    package nonisolated let changes: AsyncStream<LeadershipChange>
+    private let changed: AsyncStream<LeadershipChange>.Continuation
+    private let queries: (stream: AsyncStream<Query>, continuation: AsyncStream<Query>.Continuation)
     /// Identifies the query in flight; answers to an abandoned one are ignored.
     private var querySerial = 0
-    private var waiting: CheckedContinuation<Void, Never>?
-    private var timer: Task<Void, Never>?
-    private var stopped = false
+    private let wake = WakeSignal()
+    private let stopRequested = Mutex(false)
 
-    package init(store: PostgresStore, lease: Duration, role: HARole, clock: any DaemonClock, logger: Logger, callbacks: Callbacks) {
+    package init(store: PostgresStore, lease: Duration, role: HARole, clock: any DaemonClock, logger: Logger, events: LeadershipEvents) {
         self.store = store
         self.lease = LeaderLease(lease: lease.seconds, now: clock.now())
         self.role = role
         self.clock = clock
         self.logger = logger
-        self.callbacks = callbacks
+        self.events = events
+        (changes, changed) = AsyncStream.makeStream(of: LeadershipChange.self)
+        queries = AsyncStream.makeStream(of: Query.self)
     }
 
-    /// Keeps (or seeks) the lease until cancelled or `stop()`; then gives it up so a standby takes over at once.
+    /// Keeps (or seeks) the lease until `stop()` or cancellation; then gives it up so a standby takes over at
+    /// once (not when cancelled: the release query would be cancelled too; the lease then expires). Runs once.
     package func run() async {
-        store.onFenced { [weak self] epoch in Task { await self?.refused(epoch: epoch) } }
+        store.reportFencing(to: events)
         await withTaskCancellationHandler {
-            while !stopped, !Task.isCancelled {
-                await step()
-                await sleep(until: lease.nextDeadline)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.consumeEvents() }
+                group.addTask { await self.runQueries() }
+                while !isStopping, !Task.isCancelled {
+                    perform(lease.tick(now: clock.now()))
+                    await wait(until: lease.nextDeadline)
+                }
+                queries.continuation.finish()
+                group.cancelAll()
             }
         } onCancel: {
-            Task { await self.stop() }
+            stop()
         }
         await resign()
+        changed.finish()
     }
 
     /// Whether a lease query is out (tests on virtual time wait for its answer before moving time: the
     /// keeper's sleep then is the query's timeout, not rest).
     package var isQuerying: Bool { lease.inFlightSince != nil }
 
-    /// Ends `run()` (a graceful shutdown).
-    package func stop() {
-        stopped = true
-        poke()
+    /// Ends `run()` (a graceful shutdown); returns at once.
+    package nonisolated func stop() {
+        stopRequested.withLock { $0 = true }
+        wake.notify()
     }
 
-    /// A commit failed under this instance's lease: step down; the next takeover decides again.
-    package func commitFailed() async {
-        await perform(lease.fenced(now: clock.now()))
-        poke()
+    private nonisolated var isStopping: Bool { stopRequested.withLock { $0 } }
+
+    private func consumeEvents() async {
+        for await event in events.stream {
+            handle(event)
+        }
     }
 
-    private func refused(epoch: Int64) async {
-        guard lease.epoch == epoch else { return }
-        await perform(lease.fenced(now: clock.now()))
-        poke()
+    /// A fenced write refused, a commit or a takeover failed: step down if still leading with that epoch.
+    private func handle(_ event: LeadershipEvent) {
+        switch event {
+        case .fenced(let epoch), .commitFailed(let epoch, _), .takeoverFailed(let epoch):
+            guard lease.epoch == epoch else { return }
+            perform(lease.fenced(now: clock.now()))
+        }
+        wake.notify()
     }
 
-    private func step() async {
-        await perform(lease.tick(now: clock.now()))
-    }
-
-    private func perform(_ actions: [LeaderLease.Action]) async {
+    private func perform(_ actions: [LeaderLease.Action]) {
         for action in actions {
             switch action {
             case .tryAcquire:
                 querySerial += 1
-                let serial = querySerial
-                let seconds = lease.lease
-                let store = store
-                Task { [weak self] in
-                    let outcome: Result<PostgresStore.LeaseAttempt, any Error>
-                    do { outcome = .success(try await store.acquireLease(for: seconds)) } catch { outcome = .failure(error) }
-                    await self?.acquireAnswered(outcome, serial: serial)
-                }
+                queries.continuation.yield(.acquire(serial: querySerial, seconds: lease.lease))
             case .renew(let epoch):
                 querySerial += 1
-                let serial = querySerial
-                let seconds = lease.lease
-                let store = store
-                Task { [weak self] in
-                    let outcome: Result<Bool, any Error>
-                    do { outcome = .success(try await store.renewLease(epoch: epoch, for: seconds)) } catch { outcome = .failure(error) }
-                    await self?.renewAnswered(outcome, serial: serial)
-                }
+                queries.continuation.yield(.renew(serial: querySerial, epoch: epoch, seconds: lease.lease))
             case .becomeLeader(let epoch):
                 store.setFence(epoch: epoch)
                 role.lead(epoch: epoch)
                 logger.notice("HA: this instance leads now", metadata: ["epoch": "\(epoch)", "instance": "\(store.instance)"])
-                if await !callbacks.onLead(epoch) { await perform(lease.fenced(now: clock.now())) }
+                changed.yield(.leads(epoch: epoch))
             case .stepDown(let reason):
                 store.setFence(epoch: nil)
                 role.standBy()
                 logger.warning("HA: stepping down to standby: \(reason)", metadata: ["instance": "\(store.instance)"])
-                await callbacks.onStepDown(reason)
+                changed.yield(.standsBy(reason: reason))
             }
         }
     }
 
-    private func acquireAnswered(_ outcome: Result<PostgresStore.LeaseAttempt, any Error>, serial: Int) async {
-        guard serial == querySerial, lease.inFlightSince != nil else { return }
-        let now = clock.now()
-        switch outcome {
-        case .success(.acquired(let epoch)):
-            await perform(lease.acquired(epoch: epoch, now: now))
-        case .success(.held(let holder, let remaining)):
-            logger.debug("HA: standby; the lease is held by \(holder) for \(String(format: "%.1f", remaining)) s")
-            lease.notAcquired(remaining: remaining, now: now)
-        case .failure(let error):
-            logger.warning("HA: cannot reach the database to take the lease: \(error)")
-            await perform(lease.failed(now: now))
+    /// The query worker: one query at a time, each with a deadline of the machine's query timeout.
+    private func runQueries() async {
+        let (store, clock) = (store, clock)
+        let timeout = Duration.seconds(lease.queryTimeout)
+        for await query in queries.stream {
+            let answer: Answer
+            switch query {
+            case .acquire(let serial, let seconds):
+                do { answer = .acquire(serial: serial, .success(try await clock.withDeadline(timeout) { try await store.acquireLease(for: seconds) })) } catch {
+                    answer = .acquire(serial: serial, .failure(error))
+                }
+            case .renew(let serial, let epoch, let seconds):
+                do {
+                    answer = .renew(serial: serial, .success(try await clock.withDeadline(timeout) { try await store.renewLease(epoch: epoch, for: seconds) }))
+                } catch {
+                    answer = .renew(serial: serial, .failure(error))
+                }
+            }
+            answered(answer)
         }
-        poke()
     }
 
-    private func renewAnswered(_ outcome: Result<Bool, any Error>, serial: Int) async {
-        guard serial == querySerial, lease.inFlightSince != nil else { return }
+    private func answered(_ answer: Answer) {
         let now = clock.now()
-        switch outcome {
-        case .success(true):
-            lease.renewed(now: now)
-        case .success(false):
-            await perform(lease.renewRefused(now: now))
-        case .failure(let error):
-            logger.warning("HA: lease renewal failed: \(error)")
-            await perform(lease.failed(now: now))
+        switch answer {
+        case .acquire(let serial, let outcome):
+            guard serial == querySerial, lease.inFlightSince != nil else { return }
+            switch outcome {
+            case .success(.acquired(let epoch)):
+                perform(lease.acquired(epoch: epoch, now: now))
+            case .success(.held(let holder, let remaining)):
+                logger.debug("HA: standby; the lease is held by \(holder) for \(String(format: "%.1f", remaining)) s")
+                lease.notAcquired(remaining: remaining, now: now)
+            case .failure(let error):
+                logger.warning("HA: cannot reach the database to take the lease: \(error)")
+                perform(lease.failed(now: now))
+            }
+        case .renew(let serial, let outcome):
+            guard serial == querySerial, lease.inFlightSince != nil else { return }
+            switch outcome {
+            case .success(true):
+                lease.renewed(now: now)
+            case .success(false):
+                perform(lease.renewRefused(now: now))
+            case .failure(let error):
+                logger.warning("HA: lease renewal failed: \(error)")
+                perform(lease.failed(now: now))
+            }
         }
-        poke()
+        wake.notify()
     }
 
     /// Gives the lease up in the database (best effort) so a standby need not wait for it to expire.
     private func resign() async {
         let epoch = lease.epoch
-        await perform(lease.resign(now: clock.now()))
+        perform(lease.resign(now: clock.now()))
         if let epoch {
             do {
                 try await store.releaseLease(epoch: epoch)
@@ -163,22 +190,68 @@ package actor LeaseKeeper {
         }
     }
 
-    private func sleep(until deadline: Date) async {
-        guard !stopped else { return }
-        await withCheckedContinuation { continuation in
-            waiting = continuation
-            let clock = clock
-            timer = Task { [weak self] in
-                do { try await clock.sleep(until: deadline) } catch { return }
-                await self?.poke()
-            }
+    /// Until `deadline` on the clock, a `wake` (an answer, an event, `stop()`) or cancellation.
+    private func wait(until deadline: Date) async {
+        guard !isStopping else { return }
+        let (clock, wake) = (clock, wake)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await clock.sleep(until: deadline) }
+            group.addTask { await wake.wait() }
+            await group.next()
+            group.cancelAll()
         }
-        timer?.cancel()
-        timer = nil
+    }
+}
+
+/// A wake-up for one waiter at a time: `notify()` resumes the `wait()` in progress, or the next one when
+/// nobody waits (a notification is never lost, several before a wait count as one); `wait()` also returns
+/// when its task is cancelled.
+final class WakeSignal: Sendable {
+    private struct State {
+        var pending = false
+        var nextID: UInt64 = 0
+        var waiter: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?
     }
 
-    private func poke() {
-        waiting?.resume()
-        waiting = nil
+    private let state = Mutex(State())
+
+    func notify() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.pending = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter.continuation
+        }
+        waiter?.resume()
+    }
+
+    func wait() async {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.pending {
+                        state.pending = false
+                        return true
+                    }
+                    if Task.isCancelled { return true }
+                    state.waiter = (id, continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let waiter = state.waiter, waiter.id == id else { return nil }
+                state.waiter = nil
+                return waiter.continuation
+            }
+            waiter?.resume()
+        }
     }
 }

@@ -89,7 +89,7 @@ package enum HistoryReport {
         if let ha = settings.ha {
             let url = try HAMembership.resolveURL(ha, secrets: SecretResolver(environment: environment))
             let store = try PostgresStore(url: url, instance: ha.instance ?? HARole.defaultInstanceName(), logger: Logger(label: "history"))
-            return HistoryReader(store: store) { await store.shutdown() }
+            return HistoryReader(store: store, pool: store) {}
         }
         let directory = Daemon.resolveStateDirectory(settings, environment: environment)
         let path = URL(fileURLWithPath: directory).appendingPathComponent("state.sqlite").path
@@ -100,9 +100,12 @@ package enum HistoryReport {
     /// A history store opened for one read, closed after it.
     struct HistoryReader {
         let store: any HistoryStore
+        /// The PostgreSQL store whose connection pool runs for the read (nil: SQLite).
+        var pool: PostgresStore? = nil
         let close: @Sendable () async -> Void
 
         func read<T>(_ body: (any HistoryStore) async throws -> T) async throws -> T {
+            if let pool { return try await pool.withRunning { _ in try await body(store) } }
             do {
                 let value = try await body(store)
                 await close()

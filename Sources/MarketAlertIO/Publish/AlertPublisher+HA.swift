@@ -10,14 +10,15 @@ import MarketAlertCore
 struct PublisherLeadership: Sendable {
     /// The epoch this publisher leads with; nil on a standby.
     var epoch: Int64?
-    /// Told when a commit failed (the lease keeper steps down and tries to lead again).
-    var onCommitFailed: @Sendable (any Error) -> Void
+    /// Where a failed commit is reported (`LeadershipEvent.commitFailed`: the lease keeper steps down and
+    /// tries to lead again).
+    var events: LeadershipEvents
 }
 
 extension AlertPublisher {
-    /// Makes this publisher an HA member, a standby until `beginLeading`.
-    package func enableHA(onCommitFailed: @escaping @Sendable (any Error) -> Void) {
-        ha = PublisherLeadership(epoch: nil, onCommitFailed: onCommitFailed)
+    /// Makes this publisher an HA member, a standby until `beginLeading`; it reports failed commits to `events`.
+    package func enableHA(reportingTo events: LeadershipEvents) {
+        ha = PublisherLeadership(epoch: nil, events: events)
     }
 
     /// From here on this instance leads with `epoch`: first what the previous leader committed but did not
@@ -39,7 +40,7 @@ extension AlertPublisher {
 
     /// Commits `publication` as the leader; false when it must not be delivered (standby, or the commit failed).
     func commitLeading(_ publication: Publication, ha: PublisherLeadership) async -> Bool {
-        guard ha.epoch != nil, let store else {
+        guard let epoch = ha.epoch, let store else {
             if !publication.events.isEmpty {
                 logger.debug("standby: \(publication.events.count) notification(s) decided, left to the leader")
             }
@@ -53,7 +54,7 @@ extension AlertPublisher {
             logger.error(
                 "HA: not delivered, the commit failed (\(keys)): \(error); stepping down, the next leader decides again from the stored state")
             self.ha?.epoch = nil
-            ha.onCommitFailed(error)
+            ha.events.report(.commitFailed(epoch: epoch, reason: "\(error)"))
             return false
         }
     }

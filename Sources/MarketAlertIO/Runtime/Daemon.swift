@@ -40,7 +40,7 @@ package enum Daemon {
         var startupEvents: [AlertEvent] = []
         if let haSettings = settings.ha {
             do throws(HAConfigurationError) {
-                let membership = try HAMembership.open(haSettings, secrets: SecretResolver(environment: environment), logger: logger)
+                let membership = try HAMembership.open(haSettings, secrets: SecretResolver(environment: environment), logger: logger, clock: clock)
                 ha = membership
                 store = membership.store
                 logger.info("HA: member of a group on \(membership.url.redacted) as \(membership.store.instance); standby until it holds the lease")
@@ -82,7 +82,7 @@ package enum Daemon {
         let statusLifecycle = HTTPStatusLifecycle(base: haLifecycle ?? lifecycle)
         let runtime = await DaemonRuntime.make(
             settings: settings, store: store, sinks: wiring.sinks(for: settings), factory: wiring.producers(), clock: clock,
-            lifecycle: statusLifecycle, logger: logger, startupEvents: startupEvents, haCommitFailed: ha?.commitFailedHandler,
+            lifecycle: statusLifecycle, logger: logger, startupEvents: startupEvents, leadership: ha?.events,
             executor: DataPathExecutor.shared)
         let http = await DaemonOperations.attach(
             to: runtime, settings: settings, store: store, clock: clock, lifecycle: statusLifecycle,
@@ -96,6 +96,8 @@ package enum Daemon {
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: StartupPageRelease(clock: clock, logger: logger)), .init(service: reload),
         ]
+        // The PostgreSQL pool first: it stops last, after everything that reads or writes through it.
+        if let ha { services.insert(.init(service: ha.store), at: 0) }
         if let outbox = wiring.outbox { services.append(.init(service: outbox)) }
         // Before the runtime: stopped after it, so the lease is released once the last decisions are published.
         if let ha, let haLifecycle {
@@ -119,7 +121,6 @@ package enum Daemon {
         }
         try? await client.shutdown()
         try? await webhookClient.shutdown()
-        await ha?.store.shutdown()
         return exitCode
     }
 

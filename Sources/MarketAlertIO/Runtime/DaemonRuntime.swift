@@ -20,20 +20,21 @@ package final class DaemonRuntime: Service, Sendable {
 
     /// Restores the engine's states from `store` and builds the parts. `startupEvents` (a damaged state
     /// store's alert) are published first. `executor`: the task executor the engine loop and the producers
-    /// prefer (the daemon's data path thread); tests on virtual time leave it nil.
+    /// prefer (the daemon's data path thread); tests on virtual time leave it nil. `leadership`: an HA member's
+    /// channel to its lease keeper (the publisher is a standby until the takeover and reports failed commits there).
     package static func make(
         settings: Settings, store: (any AlertStore)?, sinks: [any AlertSink], factory: ProducerFactory, clock: any DaemonClock,
         lifecycle: any LifecycleObserver = NoLifecycleObserver(), logger: Logger,
         makeID: @escaping @Sendable () -> String = EventID.make, startupEvents: [AlertEvent] = [],
-        haCommitFailed: (@Sendable (any Error) -> Void)? = nil, executor: (any TaskExecutor)? = nil
+        leadership: LeadershipEvents? = nil, executor: (any TaskExecutor)? = nil
     ) async -> DaemonRuntime {
         // HA: nothing to restore before the takeover, which adopts the stored states (after the migrations).
-        let restored = haCommitFailed == nil
+        let restored = leadership == nil
             ? await StateRestore.load(from: store, settings: settings, now: clock.now(), logger: logger) : StateRestore.Loaded()
         let engine = AlertEngine(settings: settings, restored: restored.states, now: clock.now(), makeID: makeID)
         let publisher = AlertPublisher(store: store, sinks: sinks, clock: clock, logger: logger)
         // HA: a standby until the lease keeper's takeover (`EngineInbox.takeover`).
-        if let haCommitFailed { await publisher.enableHA(onCommitFailed: haCommitFailed) }
+        if let leadership { await publisher.enableHA(reportingTo: leadership) }
         await publisher.publish(restored.legacy)
         await publisher.publish(Publication(events: startupEvents))
         return DaemonRuntime(

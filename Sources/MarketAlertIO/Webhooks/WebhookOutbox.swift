@@ -173,6 +173,8 @@ package actor WebhookOutbox: AlertSink, Service {
             report: report)
         let predecessor = retiring.removeValue(forKey: name)
         // `run` is `@concurrent`: it runs off this actor, so its SQLite calls and waits never block `deliver`.
+        // Unstructured on purpose: owned by this outbox (`loops`, then `retiring`), which stops it when its
+        // webhook is removed and awaits it when the outbox stops.
         loops[name] = Task { await loop.run(after: predecessor) }
     }
 

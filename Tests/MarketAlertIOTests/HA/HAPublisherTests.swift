@@ -7,7 +7,8 @@ import Synchronization
 import Testing
 
 /// The one publish path under HA, on a real PostgreSQL: a standby publishes nothing; a leader delivers only
-/// what a fenced commit saved; a commit the fence refuses is delivered nowhere and reported.
+/// what a fenced commit saved; a commit the fence refuses is delivered nowhere and reported to the lease
+/// keeper's channel as typed events (the store's refusal, then the publisher's failed commit).
 @Suite(.enabled(if: PostgresTestServer.isAvailable, "needs PostgreSQL (apt-get install postgresql; scripts/test does)"))
 struct HAPublisherTests {
     @Test func onlyAFencedCommitIsDelivered() async throws {
@@ -16,9 +17,10 @@ struct HAPublisherTests {
         let store = try await PostgresStoreTests.open(url)
         defer { Task { await store.shutdown() } }
         let sink = RecordingSink()
-        let failures = Mutex(0)
+        let events = LeadershipEvents()
+        store.reportFencing(to: events)
         let publisher = AlertPublisher(store: store, sinks: [sink], clock: SystemClock(), logger: Logger(label: "test"))
-        await publisher.enableHA { _ in failures.withLock { $0 += 1 } }
+        await publisher.enableHA(reportingTo: events)
 
         // A standby: decided, but neither stored nor delivered.
         await publisher.publish(Publication(events: [SampleEvents.fx(id: "standby")]))
@@ -38,8 +40,17 @@ struct HAPublisherTests {
         try await server.psql("UPDATE ha_lease SET expires_at = clock_timestamp() - interval '1 second'", database: database)
         await publisher.publish(Publication(events: [SampleEvents.fx(id: "fenced")]))
         #expect(sink.events.map(\.id) == ["left-pending", "leader"])
-        #expect(failures.withLock { $0 } == 1)
         #expect(await publisher.leadingEpoch == nil)
         #expect(try await store.pendingEvents().isEmpty)
+        events.finish()
+        var reported: [LeadershipEvent] = []
+        for await event in events.stream { reported.append(event) }
+        #expect(reported.count == 2, "\(reported)")
+        #expect(reported.first == .fenced(epoch: epoch))
+        guard case .commitFailed(let failedEpoch, let reason) = reported.last else {
+            Issue.record("no commit failure reported: \(reported)")
+            return
+        }
+        #expect(failedEpoch == epoch && reason.contains("fenced"), "\(reason)")
     }
 }

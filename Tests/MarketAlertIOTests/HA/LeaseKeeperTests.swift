@@ -7,9 +7,10 @@ import Synchronization
 import Testing
 
 /// The lease keeper on a real PostgreSQL: one of two keepers leads; the role, the fence and `STATUS=` follow;
-/// a clean stop releases the lease and the other takes over with the next epoch. The keepers' timing (renew
-/// every lease/3, ask again) runs on a `ManualClock`; the database judges expiry by its own clock, which a
-/// 30 s lease keeps out of the way while the test moves virtual time.
+/// a clean stop releases the lease and the other takes over with the next epoch; a lease query that never
+/// answers and a failed commit step a leader down. The keepers' timing (renew every lease/3, ask again, query
+/// deadlines) runs on a `ManualClock`; the database judges expiry by its own clock, which a 30 s lease keeps
+/// out of the way while the test moves virtual time.
 @Suite(.enabled(if: PostgresTestServer.isAvailable, "needs PostgreSQL (apt-get install postgresql; scripts/test does)"))
 struct LeaseKeeperTests {
     final class Member: Sendable {
@@ -18,22 +19,28 @@ struct LeaseKeeperTests {
         let lifecycle = RecordingLifecycle()
         let status: HAStatusLifecycle
         let led = Epochs()
+        let events = LeadershipEvents()
         let keeper: LeaseKeeper
 
-        init(url: String, name: String, clock: ManualClock) async throws {
-            store = try await PostgresStoreTests.open(url, instance: name)
+        /// `storeClock`: the clock of the store's own operation deadlines (real time unless given).
+        init(url: String, name: String, clock: ManualClock, storeClock: (any DaemonClock)? = nil, logger: Logger? = nil) async throws {
+            store = try await PostgresStoreTests.open(url, instance: name, clock: storeClock ?? SystemClock())
             role = HARole(instance: name)
             status = HAStatusLifecycle(base: lifecycle, role: role)
-            let (led, status) = (led, status)
             keeper = LeaseKeeper(
-                store: store, lease: .seconds(30), role: role, clock: clock, logger: Logger(label: name),
-                callbacks: .init(
-                    onLead: { epoch in
-                        led.list.withLock { $0.append(epoch) }
-                        status.roleChanged()
-                        return true
-                    },
-                    onStepDown: { _ in status.roleChanged() }))
+                store: store, lease: .seconds(30), role: role, clock: clock, logger: logger ?? Logger(label: name), events: events)
+        }
+
+        /// The keeper and its owner's loop, as `HAService` runs them: each takeover is recorded, each change
+        /// restates the status. Returns when the keeper's run does (after `keeper.stop()`).
+        func run() async {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.keeper.run() }
+                for await change in keeper.changes {
+                    if case .leads(let epoch) = change { led.list.withLock { $0.append(epoch) } }
+                    status.roleChanged()
+                }
+            }
         }
     }
 
@@ -64,10 +71,10 @@ struct LeaseKeeperTests {
         let b = try await Member(url: url, name: "b", clock: clock)
         a.status.status("ready: 2 exchanges ok")
         b.status.status("ready: 2 exchanges ok")
-        let runA = Task { await a.keeper.run() }
+        let runA = Task { await a.run() }
         try await waitUntil("a leads") { a.role.role == .leader }
         try await settle(clock, a)
-        let runB = Task { await b.keeper.run() }
+        let runB = Task { await b.run() }
         try await settle(clock, a, b)  // b asked, was refused, and waits to ask again
         // More than a lease of virtual time: a renews every 10 s, b keeps asking and stays a standby.
         for _ in 0..<9 {
@@ -80,7 +87,7 @@ struct LeaseKeeperTests {
         #expect(a.lifecycle.statuses.last == "leader (epoch 1); ready: 2 exchanges ok")
         #expect(b.lifecycle.statuses.last == "standby; ready: 2 exchanges ok")
 
-        await a.keeper.stop()
+        a.keeper.stop()
         await runA.value
         #expect(a.role.role == .standby && a.store.epoch == nil)
         await clock.advance(by: .seconds(10))  // b's next ask finds the lease released
@@ -88,9 +95,82 @@ struct LeaseKeeperTests {
         #expect(b.led.list.withLock { $0 } == [2])
         #expect(b.lifecycle.statuses.last == "leader (epoch 2); ready: 2 exchanges ok")
         #expect(a.lifecycle.statuses.last == "standby; ready: 2 exchanges ok")
-        await b.keeper.stop()
+        b.keeper.stop()
         await runB.value
         await a.store.shutdown()
         await b.store.shutdown()
+    }
+
+    /// A renewal the database never answers (another session holds the lease row) neither blocks the keeper
+    /// nor keeps it leading: the query is abandoned at its deadline and asked again, and the leader steps down
+    /// when its own-clock validity ends (lease − margin: 24 s), before the database's expiry (30 s). Every
+    /// deadline, the keeper's and the store's, is on the `ManualClock`: only virtual time ends the hung query.
+    @Test func aRenewalThatNeverAnswersStepsDownOnVirtualTime() async throws {
+        let (server, url) = try await SharedPostgres.database()
+        let database = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
+        let clock = ManualClock(now: Date())
+        let log = LogRecorder()
+        let a = try await Member(url: url, name: "a", clock: clock, storeClock: clock, logger: log.logger(label: "a"))
+        a.status.status("ready: 2 exchanges ok")
+        let runA = Task { await a.run() }
+        try await waitUntil("a leads") { a.role.role == .leader }
+        try await settle(clock, a)
+        let ledAt = clock.now()
+
+        // Another session locks the lease row and keeps it for up to 20 s of real time.
+        async let blocker = server.psql("BEGIN; SELECT 1 FROM ha_lease FOR UPDATE; SELECT pg_sleep(20); COMMIT", database: database)
+        let holding = "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event = 'PgSleep'"
+        var locked = false
+        for _ in 0..<200 where !locked {
+            locked = try await server.psql(holding) == "1"
+            if !locked { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(locked, "the lease row locked within 10 s")
+
+        // Virtual time in 1 s steps: the renewal is due at 10 s; it hangs, and so does every retry.
+        var steppedDownAfter: TimeInterval?
+        for _ in 0..<40 where steppedDownAfter == nil {
+            await clock.advance(by: .seconds(1))
+            try await Task.sleep(for: .milliseconds(50))
+            if a.role.role == .standby { steppedDownAfter = clock.now().timeIntervalSince(ledAt) }
+        }
+        #expect(a.role.role == .standby && a.store.epoch == nil)
+        #expect((steppedDownAfter ?? .infinity) < 30, "stepped down \(steppedDownAfter ?? -1) s after leading, before the database's expiry")
+        let failures = log.all.filter { $0.message.contains("HA: lease renewal failed") && $0.message.contains("no answer within") }
+        #expect(failures.count >= 2, "the unanswered renewal was abandoned at its deadline and asked again: \(log.all.map(\.message))")
+        #expect(try await server.psql(holding) == "1", "the renewal never got its answer: the row is still locked")
+        try await waitUntil("the owner is told") { a.lifecycle.statuses.last == "standby; ready: 2 exchanges ok" }
+
+        _ = try await server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event = 'PgSleep'")
+        _ = try? await blocker
+        a.keeper.stop()
+        await runA.value
+        await a.store.shutdown()
+    }
+
+    /// A failed commit, reported as a typed event, steps the leader down at once (fence cleared, owner told);
+    /// the keeper seeks the lease again and leads with a new epoch.
+    @Test func aFailedCommitStepsTheLeaderDownAndItLeadsAgainWithANewEpoch() async throws {
+        let (_, url) = try await SharedPostgres.database()
+        let clock = ManualClock(now: Date())
+        let a = try await Member(url: url, name: "a", clock: clock)
+        a.status.status("ready: 1 exchange ok")
+        let runA = Task { await a.run() }
+        try await waitUntil("a leads") { a.role.role == .leader }
+        #expect(a.store.epoch == 1)
+
+        a.events.report(.commitFailed(epoch: 1, reason: "PostgreSQL unreachable"))
+        try await waitUntil("a stands by") { a.role.role == .standby }
+        #expect(a.store.epoch == nil)
+        try await waitUntil("the owner is told") { a.lifecycle.statuses.last == "standby; ready: 1 exchange ok" }
+
+        try await settle(clock, a)
+        await clock.advance(by: .seconds(1))  // the next ask: the same holder takes the lease with a new epoch
+        try await waitUntil("a leads again") { a.role.role == .leader }
+        #expect(a.store.epoch == 2 && a.led.list.withLock { $0 } == [1, 2])
+        try await waitUntil("the owner is told") { a.lifecycle.statuses.last == "leader (epoch 2); ready: 1 exchange ok" }
+        a.keeper.stop()
+        await runA.value
+        await a.store.shutdown()
     }
 }

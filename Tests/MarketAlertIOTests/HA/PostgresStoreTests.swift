@@ -3,6 +3,7 @@ import Logging
 import MarketAlertCore
 import MarketAlertIO
 import MarketAlertTestSupport
+import ServiceLifecycle
 import Synchronization
 import Testing
 
@@ -12,9 +13,15 @@ import Testing
 struct PostgresStoreTests {
     let t0 = Date(timeIntervalSince1970: 1_773_108_000)
 
-    static func open(_ url: String, instance: String = "a") async throws -> PostgresStore {
-        let store = try PostgresStore(url: try PostgresURL(url), instance: instance, logger: Logger(label: "test"))
+    static func open(_ url: String, instance: String = "a", clock: any DaemonClock = SystemClock()) async throws -> PostgresStore {
+        let store = running(try PostgresStore(url: try PostgresURL(url), instance: instance, logger: Logger(label: "test"), clock: clock))
         try await store.migrate()
+        return store
+    }
+
+    /// Starts the store's connection pool in a task of the test's; `store.shutdown()` ends it.
+    static func running(_ store: PostgresStore) -> PostgresStore {
+        Task { await store.run() }
         return store
     }
 
@@ -30,8 +37,8 @@ struct PostgresStoreTests {
 
     @Test func twoInstancesMigratingAtOnceApplyEachVersionOnce() async throws {
         let (server, url) = try await SharedPostgres.database()
-        let a = try PostgresStore(url: try PostgresURL(url), instance: "a", logger: Logger(label: "a"))
-        let b = try PostgresStore(url: try PostgresURL(url), instance: "b", logger: Logger(label: "b"))
+        let a = Self.running(try PostgresStore(url: try PostgresURL(url), instance: "a", logger: Logger(label: "a")))
+        let b = Self.running(try PostgresStore(url: try PostgresURL(url), instance: "b", logger: Logger(label: "b")))
         async let first = a.migrate()
         async let second = b.migrate()
         let versions = try await [first, second]
@@ -89,8 +96,8 @@ struct PostgresStoreTests {
         let a = try await Self.open(url, instance: "host-a")
         let b = try await Self.open(url, instance: "host-b")
         defer { Task { await a.shutdown(); await b.shutdown() } }
-        let fencedEpochs = Mutex<[Int64]>([])
-        a.onFenced { epoch in fencedEpochs.withLock { $0.append(epoch) } }
+        let fencing = LeadershipEvents()
+        a.reportFencing(to: fencing)
 
         let epochA = try await Self.lead(a, lease: 30)
         #expect(epochA == 1)
@@ -109,7 +116,11 @@ struct PostgresStoreTests {
         await #expect(throws: HAWriteRefused.fenced(epoch: epochA)) {
             try await a.commit(Publication(events: [SampleEvents.fx(id: "expired")]), at: self.t0)
         }
-        #expect(fencedEpochs.withLock { $0 } == [epochA])
+        a.reportFencing(to: nil)
+        fencing.finish()
+        var fenced: [LeadershipEvent] = []
+        for await event in fencing.stream { fenced.append(event) }
+        #expect(fenced == [.fenced(epoch: epochA)])
         #expect(a.epoch == nil)
 
         let epochB = try await Self.lead(b)
@@ -221,6 +232,36 @@ struct PostgresStoreTests {
         }
         #expect(try await store.pendingEvents().isEmpty)
         #expect(try await store.loadStates(kind: "premium").keys.sorted() == ["premium/global/BTC"])
+    }
+
+    /// The connection pool is a service: it serves while its ServiceGroup runs and stops with the group at a
+    /// graceful shutdown; afterwards a query is an error, never a wait.
+    @Test func thePoolRunsAsAServiceAndStopsWithItsGroup() async throws {
+        let (_, url) = try await SharedPostgres.database()
+        let store = try PostgresStore(url: try PostgresURL(url), instance: "a", logger: Logger(label: "test"))
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [store], logger: Logger(label: "test")))
+        let clock = ContinuousClock()
+        async let stopped: Void = SystemClock().withDeadline(.seconds(10)) { try await group.run() }
+        #expect(try await store.migrate() == PostgresStore.latestSchemaVersion)
+        let shutdownAt = clock.now
+        await group.triggerGracefulShutdown()
+        try await stopped  // DeadlineExceeded when the group has not stopped within 10 s
+        #expect(clock.now - shutdownAt < .seconds(2), "stopped in \(clock.now - shutdownAt)")
+        let asked = clock.now
+        await #expect(throws: (any Error).self) { try await store.schemaVersion() }
+        #expect(clock.now - asked < .seconds(2), "a query after the stop failed in \(clock.now - asked)")
+        await store.shutdown()  // after the group: returns at once
+    }
+
+    /// A one-off use runs the pool for its body only; `shutdown()` of a store that never ran returns at once.
+    @Test func withRunningServesItsBodyAndStopsThePool() async throws {
+        let (_, url) = try await SharedPostgres.database()
+        let store = try PostgresStore(url: try PostgresURL(url), instance: "a", logger: Logger(label: "test"))
+        #expect(try await store.withRunning { try await $0.migrate() } == PostgresStore.latestSchemaVersion)
+        await #expect(throws: (any Error).self) { try await store.schemaVersion() }
+        let never = try PostgresStore(url: try PostgresURL(url), instance: "b", logger: Logger(label: "test"))
+        await never.shutdown()
+        await never.run()  // after `shutdown()`: returns at once
     }
 
     /// The database going away is an error to retry, never a crash; the same store works again once it is back.

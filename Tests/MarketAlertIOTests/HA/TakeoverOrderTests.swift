@@ -18,9 +18,10 @@ struct TakeoverOrderTests {
         let bybit = ScriptedQuoteSource(.bybit, clock: clock)
         binance.set("BTC", "100000")
         bybit.set("BTC", "100010")
+        let leadership = LeadershipEvents()
         let world = await RuntimeHarness.start(
             settings: try twoExchangeSettings(), store: store, factory: scriptedFactory([binance, bybit]), clock: clock,
-            producers: 2, haCommitFailed: { error in Issue.record("commit refused: \(error)") })
+            producers: 2, leadership: leadership)
         let epoch = try await PostgresStoreTests.lead(store)
         let runtime = world.runtime
 
@@ -39,5 +40,9 @@ struct TakeoverOrderTests {
         #expect(events.map(\.status) == ["firing"], "one notice, from the leader: \(events.map(\.status))")
         #expect(events.first?.severity == .warning)
         #expect(try await store.pendingEvents().isEmpty, "committed under the fence and cleared")
+        leadership.finish()
+        var reported: [LeadershipEvent] = []
+        for await event in leadership.stream { reported.append(event) }
+        #expect(reported.isEmpty, "no commit refused: \(reported)")
     }
 }
