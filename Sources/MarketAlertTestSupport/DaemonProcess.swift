@@ -17,12 +17,13 @@ package final class DaemonProcess: Sendable {
         var stdout: [String] = []
         var stderr: [String] = []
         var partial: [Int: Data] = [:]
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter: UInt64 = 0
+        var waiters: [OneShot<Void>] = []
     }
 
     private let process: Process
     private let output = Mutex(Output())
+    /// A stdout pipe that nobody reads (`stdoutFullPipe`): held so the daemon's writes block, not fail.
+    private let unreadStdout: Pipe?
 
     /// The debug binary next to the test bundle (or under `.build/debug`).
     package static var binary: URL {
@@ -33,8 +34,14 @@ package final class DaemonProcess: Sendable {
 
     package static var binaryExists: Bool { FileManager.default.isExecutableFile(atPath: binary.path) }
 
-    /// - Parameter stdoutFile: write the daemon's stdout to this file (`/dev/full`, say) instead of a pipe.
-    package init(arguments: [String], environment: [String: String] = [:], workingDirectory: URL? = nil, stdoutFile: String? = nil) throws {
+    /// - Parameters:
+    ///   - stdoutFile: write the daemon's stdout to this file (`/dev/full`, say) instead of a pipe.
+    ///   - stdoutFullPipe: give the daemon a stdout pipe that is full and that nobody reads (a stuck consumer):
+    ///     its first write to stdout blocks.
+    package init(
+        arguments: [String], environment: [String: String] = [:], workingDirectory: URL? = nil, stdoutFile: String? = nil,
+        stdoutFullPipe: Bool = false
+    ) throws {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
@@ -47,9 +54,16 @@ package final class DaemonProcess: Sendable {
         if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         let stdout = Pipe()
         let stderr = Pipe()
-        if let stdoutFile, let handle = FileHandle(forWritingAtPath: stdoutFile) {
+        if stdoutFullPipe {
+            let unread = Pipe()
+            try Self.fill(unread)
+            process.standardOutput = unread
+            unreadStdout = unread
+        } else if let stdoutFile, let handle = FileHandle(forWritingAtPath: stdoutFile) {
+            unreadStdout = nil
             process.standardOutput = handle
         } else {
+            unreadStdout = nil
             process.standardOutput = stdout
         }
         process.standardError = stderr
@@ -58,6 +72,14 @@ package final class DaemonProcess: Sendable {
         stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, stream: 1) }
         stderr.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, stream: 2) }
         try process.run()
+    }
+
+    /// Writes exactly the pipe's capacity into it (`F_GETPIPE_SZ`), which fills it without blocking.
+    private static func fill(_ pipe: Pipe) throws {
+        let descriptor = pipe.fileHandleForWriting.fileDescriptor
+        let capacity = fcntl(descriptor, 1032 /* F_GETPIPE_SZ */)
+        let bytes = [UInt8](repeating: UInt8(ascii: "x"), count: capacity > 0 ? Int(capacity) : 65_536)
+        try pipe.fileHandleForWriting.write(contentsOf: bytes)
     }
 
     package var pid: Int32 { process.processIdentifier }
@@ -109,13 +131,17 @@ package final class DaemonProcess: Sendable {
         return process.terminationStatus
     }
 
+    /// Kills the process (SIGKILL) and reaps it. Called from `defer` in tests, so it cannot await; SIGKILL
+    /// ends a process within milliseconds, and the wait is bounded (5 s) so it never holds a thread for long.
     package func terminate() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(2_000) }
     }
 
     private func append(_ data: Data, stream: Int) {
-        let waiters = output.withLock { output -> [CheckedContinuation<Void, Never>] in
+        let waiters = output.withLock { output -> [OneShot<Void>] in
             var buffer = (output.partial[stream] ?? Data()) + data
             while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
@@ -123,30 +149,18 @@ package final class DaemonProcess: Sendable {
                 buffer = Data(buffer[buffer.index(after: newline)...])
             }
             output.partial[stream] = buffer
-            let ready = Array(output.waiters.values)
-            output.waiters.removeAll()
-            return ready
+            defer { output.waiters.removeAll() }
+            return output.waiters
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.fire(()) }
     }
 
-    /// Suspends until new output arrives or the deadline passes (whichever is first).
+    /// Suspends until new output arrives or the deadline passes (whichever is first). Output that arrives
+    /// between registering and waiting still wakes it (`OneShot`).
     private func waitForOutput(until deadline: ContinuousClock.Instant) async {
-        let id = output.withLock { output -> UInt64 in
-            output.nextWaiter += 1
-            return output.nextWaiter
-        }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    self.output.withLock { $0.waiters[id] = continuation }
-                }
-            }
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            await group.next()
-            let pending = self.output.withLock { $0.waiters.removeValue(forKey: id) }
-            pending?.resume()
-            group.cancelAll()
-        }
+        let signal = OneShot<Void>()
+        output.withLock { $0.waiters.append(signal) }
+        _ = await signal.wait(timeout: max(.zero, deadline - ContinuousClock.now))
+        output.withLock { $0.waiters.removeAll { $0 === signal } }
     }
 }

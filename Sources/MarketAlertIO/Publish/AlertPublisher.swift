@@ -18,6 +18,9 @@ package actor AlertPublisher {
     let logger: Logger
     private var sinks: [any AlertSink]
     private var retries = SinkRetryQueue()
+    /// Events a queued sink (stdout) took but has not written yet, by id: the sinks still to report. Such an
+    /// event stays pending in the store until every one of them reports it written.
+    private var unwritten: [String: Set<String>] = [:]
     /// When the sinks that failed are tried again without waiting for a publication (nil: none waits).
     package private(set) var nextSinkRetry: Date?
     private var hooks: (any PublicationHooks)?
@@ -109,11 +112,14 @@ package actor AlertPublisher {
         scheduleSinkRetry()
     }
 
-    /// Hands `event` to every sink; true when all took it. Failures are queued for a retry of that sink.
+    /// Hands `event` to every sink; true when all took it and none still has it queued. Failures are queued
+    /// for a retry of that sink; a queued sink's later report ends the wait (`follow`).
     private func fanOut(_ event: AlertEvent, to sinks: [any AlertSink]) async -> Bool {
         var complete = true
         for sink in sinks {
-            do { try await sink.deliver(event) } catch {
+            do {
+                if try await hand(event, to: sink) == .queued { complete = false }
+            } catch {
                 complete = false
                 logger.error("notification not delivered: \(error)", metadata: ["sink": "\(sink.name)", "key": "\(event.key)", "event_id": "\(event.id)"])
                 if let dropped = retries.add(event, sink: sink.name) {
@@ -124,6 +130,39 @@ package actor AlertPublisher {
         return complete
     }
 
+    /// One sink's share of a delivery: a queued sink's `submit` returns at once (with no suspension before
+    /// the caller records what it queued, so its writer's report cannot arrive first); any other sink's
+    /// `deliver` has written or durably queued the event when it returns.
+    private func hand(_ event: AlertEvent, to sink: any AlertSink) async throws -> SinkReceipt {
+        if let queued = sink as? any QueuedAlertSink {
+            let receipt = try queued.submit(event)
+            if receipt == .queued { unwritten[event.id, default: []].insert(sink.name) }
+            return receipt
+        }
+        try await sink.deliver(event)
+        return .written
+    }
+
+    /// Follows the queued sinks' reports until the stream ends or the task is cancelled: a written event
+    /// that no sink waits for any more is cleared; a first failed write is logged (the sink's writer retries).
+    package func follow(_ reports: AsyncStream<SinkWriteReport>) async {
+        for await report in reports {
+            switch report {
+            case .written(let sink, let eventID):
+                guard var waiting = unwritten[eventID] else { continue }
+                waiting.remove(sink)
+                if waiting.isEmpty {
+                    unwritten[eventID] = nil
+                    if retries.isLastFor(eventID) { await clear([eventID]) }
+                } else {
+                    unwritten[eventID] = waiting
+                }
+            case .failed(let sink, let eventID, let reason):
+                logger.error("notification not delivered: \(sink): \(reason)", metadata: ["sink": "\(sink)", "event_id": "\(eventID)"])
+            }
+        }
+    }
+
     private func retryFailedSinks() async {
         guard !retries.isEmpty else { return }
         var touched: Set<String> = []
@@ -132,7 +171,7 @@ package actor AlertPublisher {
             // A sink removed by a reload has nothing left to retry.
             guard let sink = sinks.first(where: { $0.name == entry.sink }) else { continue }
             do {
-                try await sink.deliver(entry.event)
+                _ = try await hand(entry.event, to: sink)
                 logger.notice("notification delivered on retry", metadata: ["sink": "\(sink.name)", "event_id": "\(entry.event.id)"])
             } catch {
                 if let dropped = retries.add(entry.event, sink: entry.sink, attempts: entry.attempts + 1) {
@@ -140,7 +179,7 @@ package actor AlertPublisher {
                 }
             }
         }
-        await clear(touched.filter(retries.isLastFor).sorted())
+        await clear(touched.filter { retries.isLastFor($0) && unwritten[$0] == nil }.sorted())
     }
 
     private func clear(_ ids: [String]) async {

@@ -83,7 +83,7 @@ package enum Daemon {
         let runtime = await DaemonRuntime.make(
             settings: settings, store: store, sinks: wiring.sinks(for: settings), factory: wiring.producers(), clock: clock,
             lifecycle: statusLifecycle, logger: logger, startupEvents: startupEvents, leadership: ha?.events,
-            executor: DataPathExecutor.shared)
+            executor: DataPathExecutor.shared, writeReports: wiring.writeReports)
         let http = await DaemonOperations.attach(
             to: runtime, settings: settings, store: store, clock: clock, lifecycle: statusLifecycle,
             secrets: SecretResolver(environment: environment), logger: logger, ha: ha?.role ?? .single)
@@ -141,7 +141,10 @@ package enum Daemon {
         let wiring = DaemonWiring(
             client: client, clock: clock, queue: nil, secrets: SecretResolver(environment: ProcessInfo.processInfo.environment),
             logger: logger, initial: settings)
-        let stdout = StdoutSink(format: settings.sinks.stdoutFormat, displayTimeZones: settings.displayTimeZones)
+        // A one-shot command: its alerts are written inline, before the report that follows them.
+        let stdout = StdoutSink(format: settings.sinks.stdoutFormat, displayTimeZones: settings.displayTimeZones) {
+            FileDescriptorWrite.blocking(STDOUT_FILENO, FileDescriptorWrite.line($0)) == nil
+        }
         let runtime = await DaemonRuntime.make(
             settings: settings, store: nil, sinks: [stdout], factory: wiring.producers(), clock: clock, logger: logger)
         await runtime.runOnce(settings)

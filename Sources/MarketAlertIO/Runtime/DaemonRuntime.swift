@@ -17,6 +17,8 @@ package final class DaemonRuntime: Service, Sendable {
     private let executor: (any TaskExecutor)?
     private let lifecycle: any LifecycleObserver
     private let logger: Logger
+    /// The queued sinks' reports, followed by the publisher while the runtime runs (nil: no queued sink).
+    private let writeReports: SinkWriteReports?
 
     /// Restores the engine's states from `store` and builds the parts. `startupEvents` (a damaged state
     /// store's alert) are published first. `executor`: the task executor the engine loop and the producers
@@ -26,7 +28,8 @@ package final class DaemonRuntime: Service, Sendable {
         settings: Settings, store: (any AlertStore)?, sinks: [any AlertSink], factory: ProducerFactory, clock: any DaemonClock,
         lifecycle: any LifecycleObserver = NoLifecycleObserver(), logger: Logger,
         makeID: @escaping @Sendable () -> String = EventID.make, startupEvents: [AlertEvent] = [],
-        leadership: LeadershipEvents? = nil, executor: (any TaskExecutor)? = nil
+        leadership: LeadershipEvents? = nil, executor: (any TaskExecutor)? = nil,
+        writeReports: SinkWriteReports? = nil
     ) async -> DaemonRuntime {
         // HA: nothing to restore before the takeover, which adopts the stored states (after the migrations).
         let restored = leadership == nil
@@ -39,13 +42,14 @@ package final class DaemonRuntime: Service, Sendable {
         await publisher.publish(Publication(events: startupEvents))
         return DaemonRuntime(
             settings: settings, engine: engine, publisher: publisher, factory: factory, clock: clock, lifecycle: lifecycle, logger: logger,
-            executor: executor)
+            executor: executor, writeReports: writeReports)
     }
 
     private init(
         settings: Settings, engine: AlertEngine, publisher: AlertPublisher, factory: ProducerFactory, clock: any DaemonClock,
-        lifecycle: any LifecycleObserver, logger: Logger, executor: (any TaskExecutor)?
+        lifecycle: any LifecycleObserver, logger: Logger, executor: (any TaskExecutor)?, writeReports: SinkWriteReports?
     ) {
+        self.writeReports = writeReports
         let inbox = EngineInbox()
         self.inbox = inbox
         self.initial = settings
@@ -64,16 +68,24 @@ package final class DaemonRuntime: Service, Sendable {
         let inbox = inbox
         await producers.apply(initial)
         lifecycle.ready()
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask(executorPreference: executor) { await loop.run() }
-            logger.info("marketalertd running", metadata: ["exchanges": "\(initial.watchedPairsByExchange.keys.map(\.rawValue).sorted())"])
-            // Until graceful shutdown (or cancellation): then stop the producers first, so the loop can
-            // publish everything they delivered, and finish the inbox.
-            try? await gracefulShutdown()
-            lifecycle.stopping()
-            await producers.stopAll()
-            inbox.finish()
-            await group.waitForAll()
+        let publisher = publisher
+        let reports = writeReports
+        await withDiscardingTaskGroup { outer in
+            // The publisher follows the queued sinks' reports (stdout written late) off the data path.
+            if let reports { outer.addTask { await publisher.follow(reports.stream) } }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask(executorPreference: executor) { await loop.run() }
+                logger.info("marketalertd running", metadata: ["exchanges": "\(initial.watchedPairsByExchange.keys.map(\.rawValue).sorted())"])
+                // Until graceful shutdown (or cancellation): then stop the producers first, so the loop can
+                // publish everything they delivered, and finish the inbox.
+                try? await gracefulShutdown()
+                lifecycle.stopping()
+                await producers.stopAll()
+                inbox.finish()
+                await group.waitForAll()
+            }
+            // What a blocked stdout still holds stays pending in the store: the next start delivers it.
+            outer.cancelAll()
         }
         logger.info("marketalertd stopped")
     }

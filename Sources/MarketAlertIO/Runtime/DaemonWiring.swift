@@ -14,6 +14,12 @@ package struct DaemonWiring: Sendable {
     package let registry: ExchangeRegistry
     /// The durable webhook queue (one for the life of the process; reloads change its targets).
     package let outbox: WebhookOutbox?
+    /// What the queued sinks' writers report (the publisher follows it, `DaemonRuntime.run`).
+    package let writeReports = SinkWriteReports()
+    /// The process's one stdout writer: every stdout sink a reload makes writes through it, in order.
+    package let stdoutWriter: BackgroundWriter<StdoutSink.Line>
+    /// The process's one journal entry writer.
+    package let journalWriter: BackgroundWriter<[(String, String)]>
     /// Under systemd with `StandardOutput=journal`, the stdout sink would duplicate the journal sink.
     package let stdoutIsJournal = LoggingSetup.stdoutIsJournal(environment: ProcessInfo.processInfo.environment)
 
@@ -28,6 +34,8 @@ package struct DaemonWiring: Sendable {
         self.secrets = secrets
         self.logger = logger
         self.registry = registry
+        self.stdoutWriter = StdoutSink.makeWriter(reports: writeReports)
+        self.journalWriter = JournalSink.makeWriter(logger: logger)
         if let queue, let webhookClient {
             let resolved = WebhookTarget.resolve(initial.sinks.webhooks, secrets: secrets)
             for warning in resolved.warnings { logger.warning("webhooks: \(warning)") }
@@ -69,14 +77,14 @@ package struct DaemonWiring: Sendable {
             if settings.sinks.journalEnabled && stdoutIsJournal {
                 logger.info("stdout goes to the journal and the journal sink is on: alerts are written once, as native entries")
             } else {
-                sinks.append(StdoutSink(format: settings.sinks.stdoutFormat, displayTimeZones: settings.displayTimeZones))
+                sinks.append(StdoutSink(format: settings.sinks.stdoutFormat, displayTimeZones: settings.displayTimeZones, writer: stdoutWriter))
             }
         }
         if settings.sinks.journalEnabled {
             if !Journal.isAvailable {
                 logger.warning("sinks.journal is enabled but no journal socket exists; journal entries will be lost", metadata: ["socket": "\(Journal.socketPath)"])
             }
-            sinks.append(JournalSink(logger: logger))
+            sinks.append(JournalSink(logger: logger, writer: journalWriter))
         }
         if let outbox { sinks.append(outbox) }
         return sinks

@@ -23,7 +23,7 @@ package struct JournalLogHandler: LogHandler {
         logLevel: Logger.Level = .info,
         syslogIdentifier: String = "marketalertd",
         metadataProvider: Logger.MetadataProvider? = nil,
-        write: @escaping @Sendable ([(String, String)]) -> Void = { Journal.send($0) }
+        write: @escaping @Sendable ([(String, String)]) -> Void = { _ = LogWriters.journal.submit($0) }
     ) {
         self.label = label
         self.logLevel = logLevel

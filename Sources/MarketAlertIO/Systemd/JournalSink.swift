@@ -24,25 +24,62 @@ import MarketAlertCore
 /// (`139500000`, `95123.45`), percentages to at most 6 decimals (`3.896104`), see `NumberText`.
 package struct JournalSink: AlertSink {
     package let name = "journal"
-    private let write: @Sendable ([(String, String)]) -> Int32
+    private let output: Output
     private let logger: Logger?
 
-    /// - Parameters:
-    ///   - logger: where a failed send is reported (never the event's secrets: events hold none).
-    ///   - write: the transport; ``Journal/send(_:)`` unless a test captures the fields.
-    package init(logger: Logger? = nil, write: @escaping @Sendable ([(String, String)]) -> Int32 = { Journal.send($0) }) {
-        self.logger = logger
-        self.write = write
+    private enum Output: Sendable {
+        case immediate(@Sendable ([(String, String)]) -> Int32)
+        case queued(BackgroundWriter<[(String, String)]>)
     }
 
-    /// Best effort: a journal that is absent or refuses an entry is logged, never a failed delivery (a
-    /// missing journald must not hold every alert back from the other sinks).
+    /// A sink that sends inline with `write` (a test capturing the fields).
+    /// - Parameter logger: where a failed send is reported (never the event's secrets: events hold none).
+    package init(logger: Logger? = nil, write: @escaping @Sendable ([(String, String)]) -> Int32) {
+        self.logger = logger
+        self.output = .immediate(write)
+    }
+
+    /// The daemon's sink: entries go through `writer` (``makeWriter(logger:)``), so a journald that is slow to
+    /// read its socket never holds up the publisher.
+    package init(logger: Logger? = nil, writer: BackgroundWriter<[(String, String)]>) {
+        self.logger = logger
+        self.output = .queued(writer)
+    }
+
+    /// The process's journal entry writer: up to 1,000 entries wait; a refused send is tried again after
+    /// 0.5 s, 1 s, 2 s and 4 s, then given up and logged (the journal is best effort, see `deliver`).
+    package static func makeWriter(logger: Logger?, capacity: Int = 1_000) -> BackgroundWriter<[(String, String)]> {
+        BackgroundWriter(
+            name: "journal", policy: .init(capacity: capacity, maximumAttempts: 5),
+            write: { fields in
+                let result = Journal.send(fields)
+                return result < 0 ? String(cString: strerror(-result)) : nil
+            },
+            report: { report in
+                if case .gaveUp(let fields, let reason) = report {
+                    let id = fields.first { $0.0 == "MARKETALERT_EVENT_ID" }?.1 ?? "?"
+                    logger?.warning("journal entry not sent", metadata: ["event_id": "\(id)", "error": "\(reason)"])
+                }
+            })
+    }
+
+    /// Best effort: a journal that is absent, slow or refuses an entry is logged, never a failed delivery
+    /// (a missing journald must not hold every alert back from the other sinks). An entry that cannot even
+    /// be queued (1,000 wait) is logged as dropped.
     package func deliver(_ event: AlertEvent) async {
-        let result = write(Self.fields(for: event))
-        if result < 0 {
-            logger?.warning(
-                "journal entry not sent",
-                metadata: ["event_id": "\(event.id)", "errno": "\(-result)", "error": "\(String(cString: strerror(-result)))"])
+        let fields = Self.fields(for: event)
+        switch output {
+        case .immediate(let write):
+            let result = write(fields)
+            if result < 0 {
+                logger?.warning(
+                    "journal entry not sent",
+                    metadata: ["event_id": "\(event.id)", "errno": "\(-result)", "error": "\(String(cString: strerror(-result)))"])
+            }
+        case .queued(let writer):
+            if writer.submit(fields) == .refused {
+                logger?.warning("journal entry dropped: journald is not taking entries", metadata: ["event_id": "\(event.id)"])
+            }
         }
     }
 

@@ -25,6 +25,8 @@ package enum LoggingSetup {
         level: Logger.Level, environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> Destination {
         let destination = destination(environment: environment)
+        // Log lines still queued behind a blocked stderr or journald are written before the process exits.
+        atexit { LogWriters.flush() }
         LoggingSystem.bootstrap(
             { label, provider -> any LogHandler in
                 switch destination {

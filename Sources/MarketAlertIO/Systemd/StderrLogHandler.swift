@@ -25,7 +25,7 @@ package struct StderrLogHandler: LogHandler {
         logLevel: Logger.Level = .info,
         metadataProvider: Logger.MetadataProvider? = nil,
         now: @escaping @Sendable () -> Date = { Date() },
-        write: @escaping @Sendable (String) -> Void = { StderrLogHandler.writeToStderr($0) }
+        write: @escaping @Sendable (String) -> Void = { _ = LogWriters.stderr.submit(FileDescriptorWrite.line($0)) }
     ) {
         self.label = label
         self.logLevel = logLevel
@@ -73,21 +73,5 @@ package struct StderrLogHandler: LogHandler {
             }
         }
         return escaped
-    }
-
-    /// One `write(2)` per line (lines up to PIPE_BUF bytes stay whole when several threads log).
-    package static func writeToStderr(_ line: String) {
-        var bytes = Array(line.utf8)
-        bytes.append(UInt8(ascii: "\n"))
-        bytes.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(STDERR_FILENO, base + offset, buffer.count - offset)
-                if written < 0, errno == EINTR { continue }
-                if written <= 0 { return }
-                offset += written
-            }
-        }
     }
 }

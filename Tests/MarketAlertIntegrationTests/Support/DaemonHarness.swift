@@ -86,10 +86,13 @@ struct DaemonHarness {
         """
     }
 
-    func start(arguments: [String] = [], environment: [String: String] = [:], stdoutFile: String? = nil) throws -> DaemonProcess {
+    func start(
+        arguments: [String] = [], environment: [String: String] = [:], stdoutFile: String? = nil, stdoutFullPipe: Bool = false
+    ) throws -> DaemonProcess {
         try DaemonProcess(
             arguments: ["run", "--config", configPath] + arguments,
-            environment: ["OXR_APP_ID": "test-app-id"].merging(environment) { $1 }, workingDirectory: directory, stdoutFile: stdoutFile)
+            environment: ["OXR_APP_ID": "test-app-id"].merging(environment) { $1 }, workingDirectory: directory, stdoutFile: stdoutFile,
+            stdoutFullPipe: stdoutFullPipe)
     }
 
     /// The usual start of a premium test: BTC quoted at `btc` on the three mock exchanges, the standard config
