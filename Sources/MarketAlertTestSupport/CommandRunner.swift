@@ -25,7 +25,7 @@ package struct CommandFailed: Error, CustomStringConvertible {
 /// Runs external commands without blocking a concurrency thread: output goes to temporary files (no pipe
 /// can fill up), and `timeout(1)` bounds every run.
 package enum CommandRunner {
-    package static func run(_ command: [String], timeoutSeconds: Int = 120) async throws -> CommandResult {
+    package static func run(_ command: [String], stdin: Data? = nil, timeoutSeconds: Int = 120) async throws -> CommandResult {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("marketalertd-cmd-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -43,7 +43,13 @@ package enum CommandRunner {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         process.arguments = ["--kill-after=5", String(timeoutSeconds)] + command
-        process.standardInput = FileHandle.nullDevice
+        if let stdin {
+            let inURL = directory.appendingPathComponent("stdin")
+            try stdin.write(to: inURL)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         process.standardOutput = out
         process.standardError = err
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
@@ -64,7 +70,8 @@ package enum CommandRunner {
         return result
     }
 
-    /// Synchronous variant for trait conditions, which are evaluated before any test runs.
+    /// Synchronous variant for trait conditions, which are evaluated before any test runs (never from a test
+    /// body: it blocks its thread until the command ends).
     package static func runBlocking(_ command: [String]) -> CommandResult? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")

@@ -16,7 +16,7 @@ package final class ManualClock: DaemonClock {
         var now: Date
         var nextID: UInt64 = 0
         var sleepers: [Sleeper] = []
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [(count: Int, signal: OneShot<Void>)] = []
     }
 
     private let state: Mutex<State>
@@ -35,16 +35,16 @@ package final class ManualClock: DaemonClock {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (resumeNow, readyWaiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                let (resumeNow, readyWaiters) = state.withLock { state -> (Bool, [OneShot<Void>]) in
                     if Task.isCancelled { return (true, []) }
                     if deadline <= state.now { return (true, []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     let count = state.sleepers.count
-                    let ready = state.waiters.filter { $0.count <= count }.map(\.continuation)
+                    let ready = state.waiters.filter { $0.count <= count }.map(\.signal)
                     state.waiters.removeAll { $0.count <= count }
                     return (false, ready)
                 }
-                for waiter in readyWaiters { waiter.resume() }
+                for waiter in readyWaiters { waiter.fire(()) }
                 if resumeNow {
                     if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
                 }
@@ -58,16 +58,22 @@ package final class ManualClock: DaemonClock {
         }
     }
 
-    /// Suspends until at least `count` tasks are sleeping on this clock.
-    package func waitForSleepers(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.sleepers.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
+    /// Suspends until at least `count` tasks are sleeping on this clock. A count that is not reached within
+    /// `timeout` of real time is a broken test (too many sleepers expected, or code that stopped): it stops
+    /// the run at once, loudly, saying what it waited for and what was sleeping, instead of hanging it.
+    package func waitForSleepers(
+        _ count: Int = 1, timeout: Duration = .seconds(30), fileID: StaticString = #fileID, line: UInt = #line
+    ) async {
+        let signal = OneShot<Void>()
+        let ready = state.withLock { state -> Bool in
+            if state.sleepers.count >= count { return true }
+            state.waiters.append((count, signal))
+            return false
         }
+        if ready { return }
+        if await signal.wait(timeout: timeout) != nil { return }
+        let sleeping = pendingDeadlines.map { "\($0.timeIntervalSince(now()))s" }
+        fatalError("\(fileID):\(line): waited \(timeout) for \(count) sleeper(s) on the ManualClock; \(sleeping.count) sleeping, due in \(sleeping)")
     }
 
     /// Moves time forward by `duration`, waking every sleeper whose deadline is reached, one at a time in

@@ -7,7 +7,7 @@ package enum SchemaValidator {
         package var description: String
     }
 
-    package static func validateAlertEvents(_ lines: [String]) throws -> [String] {
+    package static func validateAlertEvents(_ lines: [String]) async throws -> [String] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -28,21 +28,12 @@ package enum SchemaValidator {
                     print(f"line {number}: {error.json_path}: {error.message}")
             print(f"checked", file=sys.stderr)
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, Fixtures.url("spec/alert-event.schema.json").path, input.path]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let errorText = String(decoding: errors, as: UTF8.self)
-        guard process.terminationStatus == 0, errorText.contains("checked") else {
-            throw Unavailable(description: "jsonschema validation did not run: \(errorText)")
+        // Through CommandRunner: no blocking wait on a concurrency thread, no pipe that can fill up.
+        let result = try await CommandRunner.run(
+            ["/usr/bin/env", "python3", "-c", script, Fixtures.url("spec/alert-event.schema.json").path, input.path])
+        guard result.status == 0, result.stderr.contains("checked") else {
+            throw Unavailable(description: "jsonschema validation did not run: \(result.stderr)")
         }
-        return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+        return result.stdout.split(separator: "\n").map(String.init)
     }
 }

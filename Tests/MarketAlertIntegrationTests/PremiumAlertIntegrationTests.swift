@@ -34,7 +34,7 @@ struct PremiumAlertIntegrationTests {
         #expect(warning.low.market == "BTCUSDT")
         #expect(abs(warning.pct - 0.12) < 1e-6)
         #expect(warning.fx.isEmpty)
-        #expect(try SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
+        #expect(try await SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
     }
@@ -63,7 +63,7 @@ struct PremiumAlertIntegrationTests {
         #expect(premium.fx.first?.rate == Decimal(string: "1400"))
         #expect(abs(premium.pct - 4) < 1e-6)
         #expect(event.summary.contains("upbit 145,600,000 KRW (104,000.00 USD) over binance 100,000.00 USDT"), "\(event.summary)")
-        #expect(try SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
+        #expect(try await SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
     }
 
     @Test func staleDunamuFallsThroughToOpenExchangeRatesNamedInTheAlert() async throws {
@@ -82,7 +82,7 @@ struct PremiumAlertIntegrationTests {
         #expect(event.premium?.high.priceRef == Decimal(112_000))
         #expect(apis.server.requests(to: "/api/latest.json").allSatisfy { $0.header("Authorization") == "Token test-app-id" })
         #expect(!daemon.stderrLines.contains { $0.contains("test-app-id") }, "the OXR app id leaked into the logs")
-        #expect(try SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
+        #expect(try await SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
     }
 
     @Test func anExchangeReturningGarbageRaisesASourceAlertAndNoPremiumAlert() async throws {
@@ -109,6 +109,6 @@ struct PremiumAlertIntegrationTests {
         apis.override("bybit", with: nil)
         try await daemon.waitForEvent("source/bybit resolved") { $0.key == "source/bybit" && $0.status == "resolved" }
         #expect(!daemon.events.contains { $0.kind == .premium }, "\(daemon.events.map(\.summary))")
-        #expect(try SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
+        #expect(try await SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
     }
 }

@@ -31,10 +31,10 @@ import Testing
             offerings: offerings, now: now)
     }
 
-    @Test func theDigestIsValidAgainstTheV2SchemaWithRoundedNumbers() throws {
+    @Test func theDigestIsValidAgainstTheV2SchemaWithRoundedNumbers() async throws {
         let event = try Self.event()
         let line = try event.jsonLine()
-        #expect(try SchemaValidator.validateAlertEvents([line]) == [])
+        #expect(try await SchemaValidator.validateAlertEvents([line]) == [])
         #expect(line.contains(#""max_pct":3.5,"#), "pct fields follow the 6-decimal rule: \(line)")
         #expect(event.digest?.ipo?.map(\.code) == ["7795"])
         #expect(event.digest?.ipo?.first?.state == .last_day)

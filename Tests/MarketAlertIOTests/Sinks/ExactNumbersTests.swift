@@ -129,7 +129,7 @@ struct ExactNumbersTests {
         #expect(!Self.hasResidue("139500000 KRW, 100000.5"))
     }
 
-    @Test func everyJSONRenderingValidatesAgainstTheV2SchemaAndDecodesBack() throws {
+    @Test func everyJSONRenderingValidatesAgainstTheV2SchemaAndDecodesBack() async throws {
         let events = [try Self.globalEvent(), try Self.kimchiEvent(), try Self.fxEvent()]
         var lines: [String] = []
         for event in events {
@@ -141,7 +141,7 @@ struct ExactNumbersTests {
             // What a consumer decodes is what was sent: the rounding is already in the event.
             #expect(try AlertEvent.makeDecoder().decode(AlertEvent.self, from: Data(line.utf8)) == event)
         }
-        let errors = try SchemaValidator.validateAlertEvents(lines)
+        let errors = try await SchemaValidator.validateAlertEvents(lines)
         #expect(errors == [], "\(errors)")
         #expect(lines.count == 9)
     }

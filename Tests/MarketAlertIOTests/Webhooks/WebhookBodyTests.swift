@@ -17,7 +17,7 @@ struct WebhookBodyTests {
         try await outbox.deliver(event)
         let request = try await arrivals.expectNext()
 
-        let validation = try Python.validateEvent(request.body)
+        let validation = try await Python.validateEvent(request.body)
         #expect(validation.status == 0, "schema errors: \(validation.stdout) \(validation.stderr)")
         #expect(request.body == (try AlertEvent.makeEncoder().encode(event)))
         let decoded = try AlertEvent.makeDecoder().decode(AlertEvent.self, from: request.body)
@@ -28,11 +28,11 @@ struct WebhookBodyTests {
     }
 
     @Test("the schema check rejects a body that breaks the schema (so it can fail)")
-    func schemaCheckCanFail() throws {
+    func schemaCheckCanFail() async throws {
         var event = SampleEvents.premium()
         event.premium = nil  // kind premium requires a premium object
         let body = try AlertEvent.makeEncoder().encode(event)
-        let validation = try Python.validateEvent(body)
+        let validation = try await Python.validateEvent(body)
         #expect(validation.status == 1, "stderr: \(validation.stderr)")
         #expect(validation.stdout.contains("premium"))
     }

@@ -171,30 +171,15 @@ enum Python {
         var stderr: String
     }
 
-    static func run(_ script: String, arguments: [String] = [], stdin: Data = Data()) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script] + arguments
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(stdin)
-        try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self))
+    static func run(_ script: String, arguments: [String] = [], stdin: Data = Data()) async throws -> Output {
+        // Through CommandRunner: no blocking wait on a concurrency thread, no pipe that can fill up.
+        let result = try await CommandRunner.run(["/usr/bin/env", "python3", "-c", script] + arguments, stdin: stdin)
+        return Output(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
     /// Validates a JSON document against the event schema (Draft 2020-12, with format checks where the
     /// installed jsonschema supports them). Exit 0 when valid; the errors are printed otherwise.
-    static func validateEvent(_ body: Data) throws -> Output {
+    static func validateEvent(_ body: Data) async throws -> Output {
         let script = """
             import sys, json, jsonschema
             with open(sys.argv[1]) as f:
@@ -207,7 +192,7 @@ enum Python {
                 print(list(error.path), error.message)
             sys.exit(1 if errors else 0)
             """
-        return try run(script, arguments: [Fixtures.url("spec/alert-event.schema.json").path], stdin: body)
+        return try await run(script, arguments: [Fixtures.url("spec/alert-event.schema.json").path], stdin: body)
     }
 }
 

@@ -54,7 +54,7 @@ struct IPOSubscriptionIntegrationTests {
         #expect(detail.price == Decimal(102))
         #expect(detail.shares == 1_378_000)
         #expect(detail.timeZone == "Asia/Taipei")
-        #expect(try SchemaValidator.validateAlertEvents(first.stdoutLines) == [])
+        #expect(try await SchemaValidator.validateAlertEvents(first.stdoutLines) == [])
         // TWSE's own query: JSON, for the Gregorian year in Taipei.
         let query = Set((apis.twseRequests.first?.query ?? "").split(separator: "&").map(String.init))
         #expect(query.isSuperset(of: ["response=json", "yy=\(TWSEPublicFormPayload.year(now))"]), "\(query)")

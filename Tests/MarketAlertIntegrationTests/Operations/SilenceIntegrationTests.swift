@@ -126,7 +126,7 @@ struct SilenceIntegrationTests {
         #expect(after["silenced_by"] is NSNull)
         let notified = try #require((after["last_notified_at"] as? String).flatMap(Timestamp.parseRFC3339))
         #expect(abs(notified.timeIntervalSince(event.at)) < 0.002, "last_notified_at is the notification's time")
-        #expect(try SchemaValidator.validateAlertEvents(second.stdoutLines) == [])
+        #expect(try await SchemaValidator.validateAlertEvents(second.stdoutLines) == [])
         second.signal(SIGTERM)
         #expect(await second.waitForExit(timeout: .seconds(5)) == 0)
         await api2.shutdown()

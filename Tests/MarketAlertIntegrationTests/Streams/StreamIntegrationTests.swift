@@ -70,7 +70,7 @@ struct StreamIntegrationTests {
         server.push(Self.ticker("100010.00"))
         try await daemon.waitForEvent("the clear") { $0.key == "premium/global/BTC" && $0.status == "resolved" }
         #expect(apis.server.requests.filter { $0.path.contains("/api/v3/ticker") }.count == restPolls, "REST polled while the stream was live")
-        #expect(try SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
+        #expect(try await SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
 
         // A truncated frame and a zero price: each is one quote dropped and counted by why; nothing fires.
         let api = try await DaemonAPI.connect(to: daemon)

@@ -70,7 +70,7 @@ struct StreamRefusalIntegrationTests {
         #expect(btc.premium?.high.exchange == "bybit")
         #expect(btc.premium?.high.transport == "stream")
         #expect(!daemon.events.contains { $0.kind == .source })
-        #expect(try SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
+        #expect(try await SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
         await server.shutdown()

@@ -66,7 +66,7 @@ struct WebhookDeliveryIntegrationTests {
             #expect(!(try await WebhookSignatureCheck.isValid(
                 secret: Self.secret, id: event.id + "x", timestamp: timestamp, header: signature, body: request.body)))
         }
-        #expect(try SchemaValidator.validateAlertEvents(accepted.map { String(decoding: $0.request.body, as: UTF8.self) }) == [])
+        #expect(try await SchemaValidator.validateAlertEvents(accepted.map { String(decoding: $0.request.body, as: UTF8.self) }) == [])
 
         // The premium is still there: ten more polls, no alert re-fired, nothing sent twice, the outbox empty.
         let polled = apis.server.requests(to: "/api/v3/ticker/24hr").count
