@@ -206,7 +206,7 @@ package actor LeaseKeeper {
 /// A wake-up for one waiter at a time: `notify()` resumes the `wait()` in progress, or the next one when
 /// nobody waits (a notification is never lost, several before a wait count as one); `wait()` also returns
 /// when its task is cancelled.
-final class WakeSignal: Sendable {
+private final class WakeSignal: Sendable {
     private struct State {
         var pending = false
         var nextID: UInt64 = 0
