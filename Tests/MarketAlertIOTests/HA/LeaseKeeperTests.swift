@@ -127,11 +127,12 @@ struct LeaseKeeperTests {
         }
         #expect(locked, "the lease row locked within 10 s")
 
-        // Virtual time in 1 s steps: the renewal is due at 10 s; it hangs, and so does every retry.
+        // Virtual time in 1 s steps, each given 100 ms of real time (6 s of virtual slack before the database's
+        // expiry is 600 ms of scheduling delay): the renewal is due at 10 s; it hangs, and so does every retry.
         var steppedDownAfter: TimeInterval?
         for _ in 0..<40 where steppedDownAfter == nil {
             await clock.advance(by: .seconds(1))
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(100))
             if a.role.role == .standby { steppedDownAfter = clock.now().timeIntervalSince(ledAt) }
         }
         #expect(a.role.role == .standby && a.store.epoch == nil)
