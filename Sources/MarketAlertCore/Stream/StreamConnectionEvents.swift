@@ -36,6 +36,13 @@ package enum StreamConnectionEvent: Sendable, Equatable {
     case closed(StreamLinkID, reason: String)
     /// A timer fired (no other information; the machine checks everything due at `now`).
     case tick
+    /// The exchange refused some markets on `id` (or markets are asked for again): the connection stays.
+    /// `drop`: ack keys that will never come (the refused markets', or the whole refused message's);
+    /// `messages`: subscription messages to send on it now (the refused message's other markets, or markets
+    /// asked for again), whose acks `acks` a connection still subscribing must also see before it is live.
+    case resubscribe(StreamLinkID, drop: Set<String>, messages: [String], acks: Set<String>)
+    /// Nothing is left to stream: close every connection and open none until `.start`.
+    case pause
 }
 
 /// A message the client sends on a connection.
@@ -46,6 +53,8 @@ package enum StreamOutbound: Sendable, Equatable {
     case ping
     /// A WebSocket pong answering a server ping.
     case pong(payload: [UInt8])
+    /// A subscription message given with `.resubscribe`.
+    case message(String)
 }
 
 /// What the runner must do.

@@ -23,6 +23,8 @@ package struct StreamConnectionStateMachine: Sendable {
     var successorFailures = 0
     var successorNotBefore: Date?
     var renewAt: Date?
+    /// Paused (`.pause`): no connection, no reconnect, until `.start`.
+    var paused = false
     private(set) package var isLive = false
 
     package init(configuration: StreamConnectionConfiguration) {
@@ -49,17 +51,21 @@ package struct StreamConnectionStateMachine: Sendable {
         let liveOnFirstData = configuration.liveOnFirstData
         switch event {
         case .start:
-            if !started {
+            if !started || paused {
                 started = true
-                primary = open(now: now, into: &actions)
+                paused = false
+                if primary == nil { primary = open(now: now, into: &actions) }
             }
         case .connected(let id):
             let subscriptions = (0..<configuration.subscribeMessages).map(StreamOutbound.subscribe)
+            let expected = configuration.expectedAcks
             update(id) { link in
                 guard link.phase == .connecting else { return }
                 link.phase = .subscribing
                 link.connectedAt = now
                 link.lastInbound = now
+                // What is subscribed now (markets refused while it was connecting are left out).
+                link.pendingAcks = expected
                 link.queue.append(contentsOf: subscriptions)
             }
             if configuration.expectedAcks.isEmpty, !configuration.liveOnFirstData { goLive(id, now: now, random: random, into: &actions) }
@@ -102,6 +108,27 @@ package struct StreamConnectionStateMachine: Sendable {
             if primary?.id == id, successor == nil { successor = open(now: now, into: &actions) }
         case .closed(let id, let reason):
             fail(id, reason: reason, close: false, now: now, random: random, into: &actions)
+        case .resubscribe(let id, let drop, let messages, let acks):
+            var ready = false
+            update(id) { link in
+                // A connection still connecting subscribes with the configuration of the moment it connects.
+                guard link.phase != .connecting else { return }
+                link.lastInbound = now
+                link.pendingAcks.subtract(drop)
+                if link.phase == .subscribing { link.pendingAcks.formUnion(acks) }
+                link.queue.append(contentsOf: messages.map(StreamOutbound.message))
+                ready = link.phase == .subscribing && link.pendingAcks.isEmpty && !liveOnFirstData
+            }
+            if ready { goLive(id, now: now, random: random, into: &actions) }
+        case .pause:
+            paused = true
+            for link in [primary, successor].compactMap({ $0 }) { actions.append(.close(link.id, reason: "nothing left to stream")) }
+            primary = nil
+            successor = nil
+            reconnectAt = nil
+            renewAt = nil
+            successorNotBefore = nil
+            isLive = false
         case .tick:
             break
         }

@@ -34,10 +34,16 @@ package struct ExchangePoller: Sendable {
     }
 
     /// Polls until cancelled, each time what `scope` says (a live stream narrows it to the pairs the
-    /// stream does not carry, usually none: then it only waits).
-    package func run(into inbox: EngineInbox, scope: @escaping @Sendable () -> Scope = { .all }) async {
+    /// stream does not carry, usually none: then it only waits). `afterFirstFetch`: the caller has just
+    /// polled (`pollOnce`), so the first poll waits one interval.
+    package func run(
+        into inbox: EngineInbox, afterFirstFetch: Bool = false, scope: @escaping @Sendable () -> Scope = { .all }
+    ) async {
         let backoff = Backoff(base: interval, maximum: max(interval, .seconds(120)))
         var failures = 0
+        if afterFirstFetch {
+            do { try await clock.sleep(for: interval) } catch { return }
+        }
         while !Task.isCancelled {
             let outcome: Result<[Quote], SourceError>
             switch scope() {

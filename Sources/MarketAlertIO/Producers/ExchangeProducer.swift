@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MarketAlertCore
 import Synchronization
 
@@ -12,11 +13,13 @@ package struct ExchangeProducer: Sendable {
     let poller: ExchangePoller
     let stream: (any StreamSource)?
     let pairs: Set<MarketPair>
+    let logger: Logger?
 
-    package init(poller: ExchangePoller, stream: (any StreamSource)?, pairs: Set<MarketPair>) {
+    package init(poller: ExchangePoller, stream: (any StreamSource)?, pairs: Set<MarketPair>, logger: Logger? = nil) {
         self.poller = poller
         self.stream = stream
         self.pairs = pairs
+        self.logger = logger
     }
 
     package func run(into inbox: EngineInbox) async {
@@ -26,13 +29,30 @@ package struct ExchangeProducer: Sendable {
         }
         let coverage = StreamCoverage()
         let exchange = poller.exchange
-        let pairs = pairs
+        // The fetch at start (rules settle on it) also says which markets the exchange lists: the stream
+        // subscribes only to those (an exchange refuses the others in-band, one by one).
+        let first = await poller.pollOnce(into: inbox)
+        guard !Task.isCancelled else { return }
+        let streamed = Self.listed(pairs, in: first)
+        if streamed.count < pairs.count {
+            logger?.info("stream: markets the exchange does not list are not subscribed", metadata: [
+                "source": "\(exchange.rawValue)",
+                "markets": "\(pairs.subtracting(streamed).map(\.description).sorted().joined(separator: ","))"])
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await stream.run(pairs: pairs) { update in Self.forward(update, from: exchange, to: inbox, coverage: coverage) }
+                await stream.run(pairs: streamed) { update in Self.forward(update, from: exchange, to: inbox, coverage: coverage) }
             }
-            group.addTask { await poller.run(into: inbox) { coverage.pollScope } }
+            group.addTask { await poller.run(into: inbox, afterFirstFetch: true) { coverage.pollScope } }
         }
+    }
+
+    /// The watched pairs the exchange lists, as its REST answer shows (every pair when it failed: then the
+    /// stream finds out in-band, and refused markets are asked for again later).
+    static func listed(_ pairs: Set<MarketPair>, in outcome: Result<[Quote], SourceError>) -> Set<MarketPair> {
+        guard case .success(let quotes) = outcome else { return pairs }
+        let listed = Set(quotes.map { MarketPair(base: $0.base, quote: $0.quote) }).intersection(pairs)
+        return listed.isEmpty ? pairs : listed
     }
 }
 

@@ -14,6 +14,14 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         let commands: AsyncStream<WebSocketLinkCommand>.Continuation
         let holder: WebSocketChannelHolder
         var connected = false
+        /// The subscription messages as of the handshake (`.subscribe(i)` sends `messages[i]`).
+        var messages: [String] = []
+        /// The markets sent in the same message as each market (for exchanges that refuse whole messages).
+        var partOf: [String: [String]] = [:]
+
+        mutating func record(_ parts: [[String]]) {
+            for part in parts { for market in part { partOf[market] = part } }
+        }
     }
 
     let source: WebSocketStreamSource<P>
@@ -24,10 +32,16 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     var machine: StreamConnectionStateMachine
     private var links: [StreamLinkID: LinkHandle] = [:]
     private var armed: Date?
-    /// Markets the exchange said do not exist: left out of later subscriptions (REST keeps them).
-    private var refused: Set<String> = []
-    /// Every watched market was refused: nothing left to stream; the driver only waits to be cancelled.
-    private var parked = false
+    /// Markets the exchange refused: held out of the subscriptions, asked for again after 1 min, doubling to 1 h.
+    private var retry = StreamMarketRetry()
+    /// Freshness per market while the stream is live (a quiet market goes to REST).
+    private var freshness: StreamMarketFreshness
+    /// What REST was last told to poll beside the live stream.
+    private var restOnly: Set<String> = []
+    /// Every watched market is held out: no connection until one is asked for again.
+    private var paused = false
+    /// Market id → its index in the table (the intake's order).
+    private let indexOf: [String: Int]
 
     init(
         source: WebSocketStreamSource<P>, intake: StreamIntake, markets: [String], subscription: StreamSubscription,
@@ -38,6 +52,10 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         self.markets = markets
         self.subscription = subscription
         self.machine = machine
+        self.freshness = StreamMarketFreshness(staleAfter: source.staleAfter)
+        var indexOf: [String: Int] = [:]
+        for (index, market) in markets.enumerated() { indexOf[market] = index }
+        self.indexOf = indexOf
     }
 
     mutating func run(emit: @escaping @Sendable (StreamUpdate) -> Void) async {
@@ -46,7 +64,6 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         await withTaskGroup(of: Void.self) { group in
             step(.start, group: &group, sink: events, emit: emit)
             for await event in events {
-                if parked { continue }
                 switch event {
                 case .tick(let deadline):
                     if deadline == armed { armed = nil }
@@ -79,10 +96,16 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         for activity in intake.takeActivity() {
             machine.noteActivity(activity.id, inbound: activity.inbound, data: activity.data)
         }
-        let actions = machine.handle(event, now: source.clock.now(), random: source.random())
-        for action in actions { perform(action, group: &group, sink: sink, emit: emit) }
+        let now = source.clock.now()
+        for event in [event] + retryDue(now: now) {
+            let actions = machine.handle(event, now: now, random: source.random())
+            for action in actions { perform(action, group: &group, sink: sink, emit: emit) }
+        }
+        let freshUntil = checkFreshness(now: now)
+        publishRestOnly(emit: emit)
         intake.accept(machine.openLinks)
-        guard let deadline = machine.nextDeadline else { return }
+        let deadlines = [machine.nextDeadline, retry.nextDeadline, freshUntil].compactMap { $0 }
+        guard let deadline = deadlines.min() else { return }
         if let armed, armed <= deadline { return }
         armed = deadline
         let clock = source.clock
@@ -104,7 +127,9 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             links[id] = LinkHandle(commands: continuation, holder: holder)
             source.counters.update { $0.connects += 1 }
             source.logger?.debug("stream connecting", metadata: ["source": "\(exchange)", "link": "\(id)", "url": "\(source.url)"])
-            let link = WebSocketLink(url: source.url, connector: source.connector, connectTimeout: source.connectTimeout)
+            let clock = source.clock
+            let link = WebSocketLink(
+                url: source.url, connector: source.connector, connectTimeout: source.connectTimeout, now: { clock.now() })
             let intake = intake
             group.addTask {
                 await link.run(commands: commands, holder: holder) { sink.yield(.link(id, $0)) } message: { buffer, compressed in
@@ -117,8 +142,10 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             guard let handle = links[id] else { return }
             switch message {
             case .subscribe(let index):
-                guard subscription.messages.indices.contains(index) else { return }
-                handle.commands.yield(.text(subscription.messages[index]))
+                guard handle.messages.indices.contains(index) else { return }
+                handle.commands.yield(.text(handle.messages[index]))
+            case .message(let text):
+                handle.commands.yield(.text(text))
             case .ping:
                 source.counters.update { $0.pingsSent += 1 }
                 let keepalive = source.protocolDescription.keepalive
@@ -133,7 +160,8 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             handle.commands.finish()
         case .live:
             source.counters.update { $0.lives += 1 }
-            source.logger?.info("stream live", metadata: ["source": "\(exchange)", "markets": "\(markets.count)"])
+            source.logger?.info("stream live", metadata: ["source": "\(exchange)", "markets": "\(markets.count - retry.held.count)"])
+            freshness.live(now: source.clock.now())
             emit(.live)
         case .down(let reason):
             source.counters.update {
@@ -141,6 +169,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
                 $0.lastDownReason = reason
             }
             source.logger?.warning("stream down", metadata: ["source": "\(exchange)", "reason": "\(reason)"])
+            freshness.down()
             emit(.down(reason: reason))
         }
     }
@@ -149,7 +178,10 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     private mutating func translate(_ id: StreamLinkID, _ event: WebSocketLinkEvent) -> StreamConnectionEvent? {
         switch event {
         case .connected:
+            // The machine queues `.subscribe(0..<n)` of the subscription as it is now.
             links[id]?.connected = true
+            links[id]?.messages = subscription.messages
+            links[id]?.record(subscription.parts)
             return .connected(id)
         case .connectFailed(let reason):
             links.removeValue(forKey: id)
@@ -166,35 +198,122 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         }
     }
 
-    /// Leaves the watched markets among `markets` out of the next subscriptions.
-    private mutating func refuse(_ markets: [String], reason: String, emit: Emit) {
-        let watched = Set(self.markets)
-        let newlyRefused = Set(markets).intersection(watched).subtracting(refused)
-        guard !newlyRefused.isEmpty else { return }
-        refused.formUnion(newlyRefused)
+    /// The exchange refused `named` on link `id`: they are held out of the subscriptions (asked for again
+    /// later) and REST covers them; the connection and every other market stay. Returns what the machine
+    /// must hear: the acks that will not come and what to ask for again on the connection, or `.pause` when
+    /// nothing is left to stream. A refusal that names no watched market is an error of the connection.
+    private mutating func refuse(_ named: [String], on id: StreamLinkID, reason: String, emit: Emit) -> StreamConnectionEvent {
+        let refused = Set(named).filter { indexOf[$0] != nil }
+        guard !refused.isEmpty else { return .rejected(id, reason: reason) }
+        let now = source.clock.now()
         let exchange = source.exchange.rawValue
-        source.logger?.warning("stream: the exchange refused markets; REST keeps them", metadata: [
-            "source": "\(exchange)", "markets": "\(newlyRefused.sorted().joined(separator: ","))", "reason": "\(reason)"])
+        let held = retry.held
+        let newly = refused.subtracting(held).sorted()
+        var retryAt: Date?
+        for market in newly { retryAt = retry.refuse(market, now: now) }
+        if !newly.isEmpty {
+            source.logger?.warning("stream: the exchange refused markets; REST keeps them and the stream asks again later", metadata: [
+                "source": "\(exchange)", "markets": "\(newly.joined(separator: ","))", "reason": "\(reason)",
+                "retry_in": "\(retryAt.map { StreamDurationText.describe(.seconds(max(0, $0.timeIntervalSince(now).rounded()))) } ?? "-")"])
+        }
         // Told before anything else, so the poller covers them by the time the stream is live again.
-        emit(.restOnly(intake.pairs(of: refused)))
-        let remaining = self.markets.filter { !refused.contains($0) }
+        publishRestOnly(emit: emit)
+        let nowHeld = retry.held
+        let remaining = markets.filter { !nowHeld.contains($0) }
         guard !remaining.isEmpty else {
-            parked = true
-            for handle in links.values {
-                handle.commands.finish()
-                handle.holder.close()
-            }
-            links.removeAll()
-            let down = "exchange error: \(reason); every watched market was refused, the stream stops (REST keeps them)"
+            paused = true
+            let wait = retry.nextDeadline.map { StreamDurationText.describe(.seconds(max(0, $0.timeIntervalSince(now).rounded()))) } ?? "a while"
+            let down = "exchange error: \(reason); every watched market was refused, the stream asks again in \(wait) (REST keeps them)"
             source.counters.update {
                 $0.downs += 1
                 $0.lastDownReason = down
             }
+            source.logger?.warning("stream down", metadata: ["source": "\(exchange)", "reason": "\(down)"])
+            freshness.down()
             emit(.down(reason: down))
-            return
+            return .pause
         }
         subscription = source.protocolDescription.subscription(for: remaining)
         machine.updateSubscription(messages: subscription.messages.count, acks: subscription.acks)
+        // What the refusal cancels on this connection, and what it must ask for again.
+        let description = source.protocolDescription
+        guard subscription.refusesWholeMessage, var handle = links[id] else {
+            return .resubscribe(id, drop: description.subscription(for: refused.sorted()).acks, messages: [], acks: [])
+        }
+        var drop: Set<String> = []
+        var again: Set<String> = []
+        for market in refused.sorted() {
+            let part = handle.partOf[market] ?? [market]
+            drop.formUnion(description.subscription(for: part).acks)
+            again.formUnion(part)
+            for other in part { handle.partOf[other] = nil }
+        }
+        again.subtract(nowHeld)
+        guard !again.isEmpty else {
+            links[id] = handle
+            return .resubscribe(id, drop: drop, messages: [], acks: [])
+        }
+        let resend = description.subscription(for: markets.filter(again.contains))
+        handle.record(resend.parts)
+        links[id] = handle
+        return .resubscribe(id, drop: drop, messages: resend.messages, acks: resend.acks)
+    }
+
+    /// Markets whose wait after a refusal is over are asked for again: on the connection serving now, else
+    /// by the next one (reopened at once when the stream had paused).
+    private mutating func retryDue(now: Date) -> [StreamConnectionEvent] {
+        let due = retry.takeDue(now: now)
+        guard !due.isEmpty else { return [] }
+        source.logger?.info("stream: asking again for markets the exchange refused", metadata: [
+            "source": "\(source.exchange.rawValue)", "markets": "\(due.joined(separator: ","))"])
+        let held = retry.held
+        subscription = source.protocolDescription.subscription(for: markets.filter { !held.contains($0) })
+        machine.updateSubscription(messages: subscription.messages.count, acks: subscription.acks)
+        if paused {
+            paused = false
+            return [.start]
+        }
+        guard let primary = machine.primaryLink, var handle = links[primary], handle.connected else { return [] }
+        let again = source.protocolDescription.subscription(for: due)
+        handle.record(again.parts)
+        links[primary] = handle
+        return [.resubscribe(primary, drop: [], messages: again.messages, acks: [])]
+    }
+
+    /// Per-market freshness on the live stream (markets asked for again count as streaming once their data
+    /// arrives). Returns when the next market would become stale.
+    private mutating func checkFreshness(now: Date) -> Date? {
+        let retrying = retry.retrying
+        guard freshness.liveSince != nil || !retrying.isEmpty else { return nil }
+        let lastData = intake.receivedTimes()
+        for (market, since) in retrying {
+            if let index = indexOf[market], lastData[index] >= since { retry.streamed(market) }
+        }
+        guard freshness.liveSince != nil else { return nil }
+        let held = retry.held
+        let watched = markets.map { !held.contains($0) }
+        let (stale, recovered) = freshness.check(now: now, lastData: lastData, watched: watched)
+        let exchange = source.exchange
+        for index in stale {
+            FetchMetrics.rejectedQuotes(exchange, reason: "stale")
+            source.logger?.warning("stream: a market is quiet on the live stream; REST polls it until its data returns", metadata: [
+                "source": "\(exchange.rawValue)", "market": "\(markets[index])",
+                "stale_after": "\(StreamDurationText.describe(source.staleAfter))"])
+        }
+        if !recovered.isEmpty {
+            source.logger?.info("stream: quiet markets send again; REST leaves them", metadata: [
+                "source": "\(exchange.rawValue)", "markets": "\(recovered.map { markets[$0] }.joined(separator: ","))"])
+        }
+        return freshness.nextDeadline(lastData: lastData, watched: watched)
+    }
+
+    /// Tells REST which markets the live stream does not carry (refused, asked for again, or quiet), when that changed.
+    private mutating func publishRestOnly(emit: Emit) {
+        var current = retry.notStreaming
+        for index in freshness.stale.keys { current.insert(markets[index]) }
+        guard current != restOnly else { return }
+        restOnly = current
+        emit(.restOnly(intake.pairs(of: current)))
     }
 
     /// Turns a frame the intake passed on into a machine event (leaving refused markets out on the way).
@@ -205,8 +324,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         case .acked(let keys, let complete):
             return .acked(id, keys: keys, complete: complete)
         case .rejected(let reason, let markets):
-            refuse(markets, reason: reason, emit: emit)
-            return parked ? nil : .rejected(id, reason: reason)
+            return refuse(markets, on: id, reason: reason, emit: emit)
         case .shutdownNotice:
             return .shutdownNotice(id)
         case .heartbeat, .ignored, .unwatched, .dropped:

@@ -91,6 +91,11 @@ package final class StreamIntake: Sendable {
         state.withLock { state in Set(state.table.entries.lazy.filter { markets.contains($0.market) }.map(\.pair)) }
     }
 
+    /// When each market's latest data frame was read (`.distantPast`: none yet), in the table's order.
+    func receivedTimes() -> [Date] {
+        state.withLock { $0.receivedAt }
+    }
+
     /// The latest frame instants per link since the last call (links with nothing new are left out).
     func takeActivity() -> [Activity] {
         state.withLock { state in

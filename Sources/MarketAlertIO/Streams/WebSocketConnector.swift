@@ -22,7 +22,10 @@ package struct WebSocketConnector: Sendable {
     }
 
     let group: any EventLoopGroup
-    /// Largest message accepted (after reassembling fragments); a larger one closes the connection (1009).
+    /// Largest message accepted (after reassembling fragments); a larger one closes the connection (1009),
+    /// refused from its frame header before any of it is buffered. The default is what the intake decodes
+    /// (`StreamIntake.decodeLimit`): a larger message could only be dropped after being read in full, and a
+    /// server sending such messages endlessly kept a stream "live" at a full core.
     let maxMessageBytes: Int
     /// The TLS context for `wss://` (nil: the shared one with the system trust roots).
     private let tls: Result<NIOSSLContext, any Error>?
@@ -31,7 +34,7 @@ package struct WebSocketConnector: Sendable {
     /// e.g. an extra trusted root. `group`: by default the data path's event loop, which also runs the
     /// stream tasks (`DataPathExecutor`), so a frame reaches its decoder without changing threads.
     package init(
-        group: any EventLoopGroup = DataPathExecutor.shared.loop, maxMessageBytes: Int = 4 << 20,
+        group: any EventLoopGroup = DataPathExecutor.shared.loop, maxMessageBytes: Int = StreamIntake.decodeLimit,
         tlsConfiguration: TLSConfiguration? = nil
     ) {
         self.group = group
@@ -54,7 +57,8 @@ package struct WebSocketConnector: Sendable {
     /// the end of each socket read; not `.closed` (the connection's `closed` future says why).
     func connect(
         to url: URL, timeout: Duration, holder: WebSocketChannelHolder, report: @escaping @Sendable (WebSocketLinkEvent) -> Void,
-        message: @escaping @Sendable (ByteBuffer, _ compressed: Bool) -> Void, readComplete: @escaping @Sendable () -> Void
+        message: @escaping @Sendable (ByteBuffer, _ compressed: Bool) -> Void, readComplete: @escaping @Sendable () -> Void,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> Connection {
         guard let scheme = url.scheme?.lowercased(), scheme == "ws" || scheme == "wss", let host = url.host, !host.isEmpty else {
             throw ConnectError(description: "not a ws:// or wss:// URL: \(url.absoluteString)")
@@ -95,7 +99,8 @@ package struct WebSocketConnector: Sendable {
                         return channel.pipeline.syncOperations.removeHandler(decoder).flatMapThrowing {
                             let closed = channel.eventLoop.makePromise(of: String.self)
                             try channel.pipeline.syncOperations.addHandler(WebSocketMessageReader(
-                                maxMessageBytes: maxBytes, report: report, message: message, readComplete: readComplete, closed: closed))
+                                maxMessageBytes: maxBytes, report: report, message: message, readComplete: readComplete, closed: closed,
+                                now: now))
                             return .websocket(Connection(channel: channel, closed: closed.futureResult))
                         }
                     }

@@ -29,6 +29,8 @@ struct WebSocketLink: Sendable {
     let url: URL
     let connector: WebSocketConnector
     let connectTimeout: Duration
+    /// The stream's clock (a server's control-frame rate is measured on it).
+    var now: @Sendable () -> Date = { Date() }
 
     func run(
         commands: AsyncStream<WebSocketLinkCommand>, holder: WebSocketChannelHolder,
@@ -38,7 +40,8 @@ struct WebSocketLink: Sendable {
         let connection: WebSocketConnector.Connection
         do {
             connection = try await connector.connect(
-                to: url, timeout: connectTimeout, holder: holder, report: report, message: message, readComplete: readComplete)
+                to: url, timeout: connectTimeout, holder: holder, report: report, message: message, readComplete: readComplete,
+                now: now)
         } catch {
             holder.close()
             report(.connectFailed(Self.describe(error)))

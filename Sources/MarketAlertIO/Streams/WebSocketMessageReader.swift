@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOWebSocket
 
@@ -24,12 +25,17 @@ final class WebSocketMessageReader: ChannelInboundHandler, RemovableChannelHandl
     private var reason: String?
     private var finished = false
     private var parser: WebSocketFrameParser
+    /// Control frames (pings, pongs) of the current one-second window: a server that floods them is closed.
+    private var controlBudget = ControlFrameBudget()
+    /// The stream's clock (the injected `DaemonClock`), read only for control frames.
+    private let now: @Sendable () -> Date
 
     init(
         maxMessageBytes: Int, report: @escaping @Sendable (WebSocketLinkEvent) -> Void,
         message: @escaping @Sendable (ByteBuffer, _ compressed: Bool) -> Void, readComplete: @escaping @Sendable () -> Void,
-        closed: EventLoopPromise<String>
+        closed: EventLoopPromise<String>, now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.now = now
         self.parser = WebSocketFrameParser(maxMessageBytes: maxMessageBytes)
         self.report = report
         self.message = message
@@ -52,8 +58,10 @@ final class WebSocketMessageReader: ChannelInboundHandler, RemovableChannelHandl
                 case .message(let buffer, let compressed):
                     message(buffer, compressed)
                 case .ping(let payload):
+                    guard admitControlFrame(context) else { return }
                     report(.ping(payload))
                 case .pong:
+                    guard admitControlFrame(context) else { return }
                     report(.pong)
                 case .close(var data):
                     let code = data.readWebSocketErrorCode()
@@ -66,6 +74,15 @@ final class WebSocketMessageReader: ChannelInboundHandler, RemovableChannelHandl
             reason = "connection failed: WebSocket protocol error (\(error.code)): \(error.reason)"
             closeConnection(context, code: error.code)
         }
+    }
+
+    /// Counts a ping or pong; a flood (more than `ControlFrameBudget.limit` in a second) closes the connection
+    /// with 1008 (policy violation).
+    private func admitControlFrame(_ context: ChannelHandlerContext) -> Bool {
+        if controlBudget.admit(at: now()) { return true }
+        reason = "connection failed: the server sent more than \(ControlFrameBudget.limit) control frames in a second (a ping flood)"
+        closeConnection(context, code: 1008)
+        return false
     }
 
     /// Sends a close frame with `code`, then closes the connection.
@@ -101,5 +118,25 @@ final class WebSocketMessageReader: ChannelInboundHandler, RemovableChannelHandl
         guard !finished else { return }
         finished = true
         closed.succeed(why)
+    }
+}
+
+/// How many control frames a server may send per second. Exchanges ping every 20 s or more and answer one
+/// client ping at a time; a server that sends pings or pongs faster than a few a second is flooding (each
+/// one costs a wakeup and an answer) and its connection is closed. Pure: the caller passes the time.
+struct ControlFrameBudget: Sendable, Equatable {
+    static let limit = 5
+    private var windowStart = Date.distantPast
+    private var count = 0
+
+    /// Counts one control frame at `now`; false once the budget of the window (one second from the first
+    /// frame counted in it) is spent.
+    mutating func admit(at now: Date) -> Bool {
+        if now.timeIntervalSince(windowStart) >= 1 || now < windowStart {
+            windowStart = now
+            count = 0
+        }
+        count += 1
+        return count <= Self.limit
     }
 }

@@ -16,10 +16,19 @@ package struct OKXStream: ExchangeStreamProtocol {
 
     package func marketID(_ pair: MarketPair) -> String { OKXTickerSource.instrumentID(pair) }
 
+    /// OKX caps one subscribe request's channels by length (64 KB in the v5 docs, 4,096 bytes in earlier ones)
+    /// and a connection to 480 subscribe requests an hour: requests of 50 instruments (about 2.3 KB) stay under
+    /// both for any realistic watch list.
+    static let argsPerRequest = 50
+
     package func subscription(for markets: [String]) -> StreamSubscription {
-        let args = markets.map { "{\"channel\":\"tickers\",\"instId\":\"\($0)\"}" }.joined(separator: ",")
-        return StreamSubscription(
-            messages: ["{\"op\":\"subscribe\",\"args\":[\(args)]}"], acks: Set(markets.map { "tickers:\($0)" }))
+        var messages: [String] = []
+        for start in stride(from: 0, to: markets.count, by: Self.argsPerRequest) {
+            let args = markets[start..<min(start + Self.argsPerRequest, markets.count)]
+                .map { "{\"channel\":\"tickers\",\"instId\":\"\($0)\"}" }.joined(separator: ",")
+            messages.append("{\"op\":\"subscribe\",\"args\":[\(args)]}")
+        }
+        return StreamSubscription(messages: messages, acks: Set(markets.map { "tickers:\($0)" }))
     }
 
     static let frames = OKXStyleFrames(channel: "tickers", lastField: "last", bidField: "bidPx", askField: "askPx")

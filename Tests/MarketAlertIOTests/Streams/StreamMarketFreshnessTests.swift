@@ -1,0 +1,86 @@
+import Foundation
+import MarketAlertCore
+import MarketAlertIO
+import MarketAlertTestSupport
+import Testing
+
+/// Issue #26 item 12: freshness per market. A live Binance stream that sends one market and never the
+/// others hands the quiet ones to REST (`.restOnly`) after `stale_after`, and takes each back when its data
+/// returns; the connection itself stays.
+@Suite struct StreamMarketFreshnessTests {
+    /// A BNBUSDT bookTicker with update id `u` (each push a newer one: older ids are dropped as out of order).
+    static func bnb(_ u: Int) -> String { #"{"u":\#(400_900_300 + u),"s":"BNBUSDT","b":"25.40000000","B":"1.0","a":"25.41000000","A":"2.0"}"# }
+    static let nkn = #"{"u":500900301,"s":"NKNUSDT","b":"0.35210000","B":"1.0","a":"0.35260000","A":"2.0"}"#
+
+    @Test func aQuietMarketGoesToRESTAndComesBackWithItsData() async throws {
+        try await withStream(.binance, staleAfter: .seconds(30)) { h in
+            try await h.waitLive()
+            let quiet: Set<MarketPair> = [
+                MarketPair(base: "NKN", quote: "USDT"), MarketPair(base: "LRC", quote: "BTC"), MarketPair(base: "BNB", quote: "BTC"),
+            ]
+            var u = 0
+            func nextBNB() -> String {
+                u += 1
+                return Self.bnb(u)
+            }
+            for _ in 0..<2 {
+                h.server.push(nextBNB())
+                try await h.advance(by: .seconds(10))
+            }
+            #expect(!h.all.contains { if case .restOnly = $0 { true } else { false } }, "nothing is stale before 30 s")
+            for _ in 0..<3 where !h.all.contains(.restOnly(quiet)) {
+                h.server.push(nextBNB())
+                try await h.settle()
+                try await h.advance(by: .seconds(5))
+            }
+            try await h.waitFor("the three quiet markets on REST") { $0.all.contains(.restOnly(quiet)) }
+            // NKN sends again: it leaves REST at the next check; BNBUSDT never left the stream.
+            h.server.push(Self.nkn)
+            for _ in 0..<20 where !h.all.contains(.restOnly(quiet.subtracting([MarketPair(base: "NKN", quote: "USDT")]))) {
+                try await h.settle()
+                h.server.push(nextBNB())
+                try await h.advance(by: .seconds(2))
+            }
+            try await h.waitFor("NKN/USDT back on the stream") {
+                $0.all.contains(.restOnly(quiet.subtracting([MarketPair(base: "NKN", quote: "USDT")])))
+            }
+            #expect(h.downs.isEmpty, "\(h.downs)")
+            #expect(h.server.connections.count == 1)
+        }
+    }
+}
+
+/// Issue #26 item 13 (streams): a server that floods control frames, or sends messages larger than the
+/// decoder takes, is closed (not kept "live" at a full core).
+@Suite struct StreamAbuseTests {
+    @Test func aPingFloodClosesTheConnection() async throws {
+        try await withStream(.binance) { h in
+            try await h.waitLive()
+            for _ in 0..<50 { h.server.ping(Data("x".utf8)) }
+            try await h.waitDown()
+            #expect(h.downs[0].contains("control frames"), "\(h.downs)")
+        }
+    }
+
+    @Test func aFewPingsAreAnswered() async throws {
+        try await withStream(.binance) { h in
+            try await h.waitLive()
+            for _ in 0..<3 { h.server.ping(Data("x".utf8)) }
+            try await h.server.waitUntil("three pongs") { server in
+                (server.connections.first?.received.filter { if case .pong = $0 { true } else { false } }.count ?? 0) >= 3
+            }
+            #expect(h.downs.isEmpty)
+        }
+    }
+
+    @Test func anOversizedMessageIsRefusedFromItsHeader() async throws {
+        try await withStream(.binance) { h in
+            try await h.waitLive()
+            // 2 MiB: over what the intake decodes (1 MiB), under the old 4 MiB connection limit.
+            h.server.push(String(repeating: "a", count: 2 << 20))
+            try await h.waitDown()
+            #expect(h.downs[0].contains("over the limit"), "\(h.downs)")
+            #expect(h.counters.snapshot.dropped[.oversized] == nil, "refused from its header, never buffered and decoded")
+        }
+    }
+}
