@@ -98,9 +98,15 @@ package struct WebSocketConnector: Sendable {
                         }
                         return channel.pipeline.syncOperations.removeHandler(decoder).flatMapThrowing {
                             let closed = channel.eventLoop.makePromise(of: String.self)
-                            try channel.pipeline.syncOperations.addHandler(WebSocketMessageReader(
-                                maxMessageBytes: maxBytes, report: report, message: message, readComplete: readComplete, closed: closed,
-                                now: now))
+                            do {
+                                try channel.pipeline.syncOperations.addHandler(WebSocketMessageReader(
+                                    maxMessageBytes: maxBytes, report: report, message: message, readComplete: readComplete, closed: closed,
+                                    now: now))
+                            } catch {
+                                // The channel closed during the upgrade: the reader never came to own the promise.
+                                closed.fail(error)
+                                throw error
+                            }
                             return .websocket(Connection(channel: channel, closed: closed.futureResult))
                         }
                     }
