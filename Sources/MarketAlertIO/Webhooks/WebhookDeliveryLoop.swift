@@ -2,13 +2,12 @@ import Foundation
 import Logging
 import MarketAlertCore
 
-/// Sends one webhook's queued notifications, oldest first, one at a time: the next one is not tried until the
+/// Sends one outbox target's queued notifications, oldest first, one at a time: the next one is not tried until the
 /// one before it was delivered or dropped (head-of-line), so a receiver sees them in order. All state is in
 /// the outbox table, so a restart picks up where this left off (including a pending backoff).
 struct WebhookDeliveryLoop: Sendable {
     let control: WebhookLoopControl
     let store: any WebhookQueueStore
-    let sender: WebhookSender
     let clock: any DaemonClock
     let logger: Logger
     let policy: WebhookRetryPolicy
@@ -65,7 +64,7 @@ struct WebhookDeliveryLoop: Sendable {
                 continue
             }
             guard control.beginAttempt() else { return }
-            let result = await sender.send(row, to: target, attemptAt: now)
+            let result = await target.attempt(row, attemptAt: now)
             let stopRequested = control.endAttempt()
             if Task.isCancelled, result.isFailure {
                 return  // cancelled mid-request: leave the row as it was; it is sent again after a restart
@@ -84,7 +83,7 @@ struct WebhookDeliveryLoop: Sendable {
 
     /// Applies a decision to the outbox table, logs it and reports it; false when the table could not be updated.
     private func finish(
-        _ row: WebhookOutboxRow, target: WebhookTarget, decision: WebhookRetryPolicy.Decision, result: WebhookAttemptResult?
+        _ row: WebhookOutboxRow, target: any DeliveryTarget, decision: WebhookRetryPolicy.Decision, result: WebhookAttemptResult?
     ) async -> Bool {
         var logger = logger
         logger[metadataKey: "webhook"] = "\(target.name)"

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Shared between the outbox actor and one webhook's delivery loop: the webhook's current settings (swapped
+/// Shared between the outbox actor and one target's delivery loop: the target's current settings (swapped
 /// on reload), the wake-up signal (a notification was queued) and the stop handshake.
 ///
 /// Stopping: `requestStop()` tells whether the loop is between attempts. If it is, the outbox cancels the
@@ -8,7 +8,7 @@ import Synchronization
 /// recorded, and the loop exits right after (`endAttempt()` returns true).
 final class WebhookLoopControl: Sendable {
     private struct State {
-        var target: WebhookTarget
+        var target: any DeliveryTarget
         var stopping = false
         var attempting = false
     }
@@ -18,17 +18,17 @@ final class WebhookLoopControl: Sendable {
     let wakeups: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
 
-    init(target: WebhookTarget) {
+    init(target: any DeliveryTarget) {
         state = Mutex(State(target: target))
         (wakeups, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    var target: WebhookTarget { state.withLock { $0.target } }
+    var target: any DeliveryTarget { state.withLock { $0.target } }
 
     var isStopping: Bool { state.withLock { $0.stopping } }
 
     /// New settings for the same webhook; they apply from the loop's next step.
-    func replace(_ target: WebhookTarget) {
+    func replace(_ target: any DeliveryTarget) {
         state.withLock { $0.target = target }
         wake()
     }

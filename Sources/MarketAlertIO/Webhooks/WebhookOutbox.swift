@@ -4,9 +4,11 @@ import Logging
 import MarketAlertCore
 import ServiceLifecycle
 
-/// The webhook sink: a durable outbox in the state store plus one delivery loop per webhook.
+/// The durable sinks' one outbox: a queue in the state store plus one delivery loop per `DeliveryTarget`
+/// (webhooks today). A new durable sink is a `DeliveryTarget`; queue, backends, retries, HA fencing and
+/// metrics are this type's.
 ///
-/// `deliver` only renders the body and inserts a row per matching webhook (one short SQLite transaction),
+/// `deliver` only renders the body and inserts a row per matching target (one short SQLite transaction),
 /// then wakes those webhooks' loops; it never waits for HTTP, so a slow or dead receiver delays neither alert
 /// evaluation nor the other sinks. Each loop sends its webhook's rows in order, retrying 408, 429, 5xx,
 /// timeouts and connection errors with backoff until `max_age`, dropping other failures at once. Rows stay
@@ -21,7 +23,8 @@ package actor WebhookOutbox: AlertSink, Service {
     package nonisolated let name = "webhooks"
 
     private let store: any WebhookQueueStore
-    private let sender: WebhookSender
+    /// Makes the webhooks' targets (`update(targets:)`); nil when the outbox was given targets directly.
+    private let sender: WebhookSender?
     private let clock: any DaemonClock
     private let logger: Logger
     private let policy: WebhookRetryPolicy
@@ -46,28 +49,41 @@ package actor WebhookOutbox: AlertSink, Service {
         policy: WebhookRetryPolicy = WebhookRetryPolicy(), random: @escaping @Sendable () -> Double = { .random(in: 0..<1) },
         onReport: @escaping @Sendable (WebhookDeliveryReport) -> Void = { _ in }
     ) {
+        let sender = WebhookSender(client: client)
+        self.init(
+            store: store, deliveryTargets: targets.map { WebhookDelivery($0, sender: sender) }, sender: sender, clock: clock,
+            logger: logger, policy: policy, random: random, onReport: onReport)
+    }
+
+    /// An outbox over any `DeliveryTarget`s (names unique; later duplicates are ignored).
+    package init(
+        store: any WebhookQueueStore, deliveryTargets: [any DeliveryTarget], sender: WebhookSender? = nil, clock: any DaemonClock,
+        logger: Logger, policy: WebhookRetryPolicy = WebhookRetryPolicy(),
+        random: @escaping @Sendable () -> Double = { .random(in: 0..<1) },
+        onReport: @escaping @Sendable (WebhookDeliveryReport) -> Void = { _ in }
+    ) {
         self.store = store
-        self.sender = WebhookSender(client: client)
+        self.sender = sender
         self.clock = clock
         self.logger = logger
         self.policy = policy
         self.random = random
         self.report = onReport
-        for target in targets where controls[target.name] == nil {
+        for target in deliveryTargets where controls[target.name] == nil {
             controls[target.name] = WebhookLoopControl(target: target)
         }
     }
 
     // MARK: AlertSink
 
-    /// Queues `event` for every webhook whose `kinds` include its kind, then wakes their loops.
+    /// Queues `event` for every target whose `kinds` include its kind, then wakes their loops.
     package func deliver(_ event: AlertEvent) async throws {
         let now = clock.now()
         var entries: [WebhookOutboxEntry] = []
         for name in controls.keys.sorted() {
             guard let target = controls[name]?.target, target.kinds.contains(event.kind) else { continue }
             do {
-                let body = try WebhookBody.render(event, for: target)
+                let body = try target.render(event)
                 entries.append(
                     WebhookOutboxEntry(
                         webhook: name, eventID: event.id, body: body, expiresAt: now.addingTimeInterval(target.maxAge.seconds)))
@@ -133,8 +149,17 @@ package actor WebhookOutbox: AlertSink, Service {
     /// A removed webhook's queued rows stay in the table: they are sent if it comes back under the same name,
     /// and are purged at the next start or reload once past the max_age they were queued with.
     package func update(targets: [WebhookTarget]) async {
-        var wanted: [String: WebhookTarget] = [:]
-        for target in targets where wanted[target.name] == nil { wanted[target.name] = target }
+        guard let sender else {
+            logger.error("webhook outbox: cannot apply webhooks to an outbox made without an HTTP client")
+            return
+        }
+        await update(deliveryTargets: targets.map { WebhookDelivery($0, sender: sender) })
+    }
+
+    /// `update(targets:)` for any `DeliveryTarget`s.
+    package func update(deliveryTargets: [any DeliveryTarget]) async {
+        var wanted: [String: any DeliveryTarget] = [:]
+        for target in deliveryTargets where wanted[target.name] == nil { wanted[target.name] = target }
         for name in controls.keys.sorted() where wanted[name] == nil {
             let control = controls.removeValue(forKey: name)
             if let task = loops.removeValue(forKey: name) {
@@ -145,7 +170,7 @@ package actor WebhookOutbox: AlertSink, Service {
         for name in wanted.keys.sorted() {
             guard let target = wanted[name] else { continue }
             if let control = controls[name] {
-                if control.target != target { control.replace(target) }
+                if !control.target.isSame(as: target) { control.replace(target) }
             } else {
                 controls[name] = WebhookLoopControl(target: target)
                 if phase == .running { startLoop(name) }
@@ -169,7 +194,7 @@ package actor WebhookOutbox: AlertSink, Service {
     private func startLoop(_ name: String) {
         guard let control = controls[name] else { return }
         let loop = WebhookDeliveryLoop(
-            control: control, store: store, sender: sender, clock: clock, logger: logger, policy: policy, random: random,
+            control: control, store: store, clock: clock, logger: logger, policy: policy, random: random,
             report: report)
         let predecessor = retiring.removeValue(forKey: name)
         // `run` is `@concurrent`: it runs off this actor, so its SQLite calls and waits never block `deliver`.

@@ -6,10 +6,12 @@ import NIOHTTP1
 
 /// POSTs one queued notification and classifies the answer. Never throws; the result says what happened.
 /// The whole attempt (answer head and body) is bounded by the webhook's `timeout`, in real time.
-struct WebhookSender: Sendable {
+package struct WebhookSender: Sendable {
     let client: HTTPClient
     /// Only an error snippet or a rate-limit hint is read from an answer.
     var maxResponseBytes = 64 * 1024
+
+    package init(client: HTTPClient) { self.client = client }
 
     /// - Parameter attemptAt: the attempt's time (the injected clock), sent as `webhook-timestamp`.
     func send(_ row: WebhookOutboxRow, to target: WebhookTarget, attemptAt: Date) async -> WebhookAttemptResult {
