@@ -31,7 +31,7 @@ func callAPI(_ options: APIOptions, expect: Int = 200, _ call: (APIClient) async
         throw ExitCode(1)
     }
     guard answer.status == expect else {
-        FileHandle.standardError.write(Data("marketalertd: \(answer.errorMessage) (HTTP \(answer.status))\n".utf8))
+        FileHandle.standardError.write(Data("marketalertd: \(TextTable.printable(answer.errorMessage)) (HTTP \(answer.status))\n".utf8))
         throw ExitCode(1)
     }
     print(options.json ? String(decoding: answer.body, as: UTF8.self).trimmingCharacters(in: .newlines) : try render(answer.body))

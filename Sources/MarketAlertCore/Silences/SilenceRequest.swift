@@ -37,6 +37,9 @@ package enum SilenceRequest {
         guard let matcherObject = rawMatchers as? [String: Any] else { throw Problem(field: "matchers", "expected an object") }
         let matchers = try matchers(matcherObject)
         let startsAt = try time(object, "starts_at") ?? now
+        guard startsAt.timeIntervalSince(now) <= maximumDuration else {
+            throw Problem(field: "starts_at", "a silence starts at most 365 days from now")
+        }
         let hasDuration = object["duration"] != nil
         let hasEnd = object["ends_at"] != nil
         guard hasDuration != hasEnd else {
@@ -98,12 +101,16 @@ package enum SilenceRequest {
         guard let text = value as? String else { throw Problem(field: path ?? key, "expected a string") }
         guard text.count <= maximumText else { throw Problem(field: path ?? key, "longer than \(maximumText) characters") }
         guard !text.contains(where: { $0.isNewline }) else { throw Problem(field: path ?? key, "must be one line") }
+        // Control and format characters (ESC, BEL, BS, bidi overrides, U+0600…) rewrite a terminal or a page.
+        if let scalar = text.unicodeScalars.first(where: { [.control, .format].contains($0.properties.generalCategory) }) {
+            throw Problem(field: path ?? key, "must not contain control or format characters (U+\(String(scalar.value, radix: 16, uppercase: true)))")
+        }
         return text
     }
 
     private static func time(_ object: [String: Any], _ key: String) throws(Problem) -> Date? {
         guard let text = try text(object, key) else { return nil }
-        guard let date = Timestamp.parseRFC3339(text) else {
+        guard let date = StrictRFC3339.parse(text) else {
             throw Problem(field: key, "expected an RFC 3339 time such as \"2026-03-10T12:00:00Z\", got \"\(text.prefix(40))\"")
         }
         return date

@@ -106,6 +106,8 @@ enum APIDocuments {
 
     struct Silences: Encodable {
         var silences: [SilenceDocument]
+        /// The path of the next page (`?offset=…`), absent on the last.
+        var next: String?
     }
 
     struct SilenceDocument: Encodable {

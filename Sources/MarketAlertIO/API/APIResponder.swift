@@ -11,10 +11,50 @@ struct APIResponder: HTTPResponder {
 
     let backend: APIBackend
 
+    /// `Sec-Fetch-Site`, which HTTPTypes does not name (a constant, valid token).
+    static let secFetchSite = HTTPFields.Element.Name("Sec-Fetch-Site")!
+
     /// Request bodies are small JSON objects.
     static let maximumBody = 64 * 1024
 
     func respond(to request: Request, context: Context) async throws -> Response {
+        if request.method == .connect {
+            // The HTTP codec turns a CONNECT into a tunnel that never frames an answer's body: refuse it with no
+            // body and close the connection, so it cannot hang.
+            var headers = HTTPFields()
+            headers[.connection] = "close"
+            headers[.allow] = "GET, HEAD, POST, DELETE"
+            headers[.contentLength] = "0"
+            return Response(status: .methodNotAllowed, headers: headers, body: ResponseBody())
+        }
+        if let refused = screen(request) { return refused }
+        let answer = await route(request)
+        guard request.method == .head else { return answer }
+        // HEAD: the GET answer's status and headers, without its body.
+        var headers = answer.headers
+        if headers[.contentLength] == nil, let length = answer.body.contentLength { headers[.contentLength] = String(length) }
+        return Response(status: answer.status, headers: headers, body: ResponseBody())
+    }
+
+    /// Refuses a request that names another host (DNS rebinding), and a state change from another site or
+    /// not in JSON (`RequestOrigin`); nil lets it through.
+    private func screen(_ request: Request) -> Response? {
+        let authority = request.head.authority
+        guard RequestOrigin.hostAllowed(authority, listenHost: backend.access.listen.flatMap(RequestOrigin.hostName)) else {
+            return Self.json(
+                APIDocuments.Problem(error: "this server does not answer for host \((authority ?? "").prefix(100)); use its address", field: "host"),
+                status: .misdirectedRequest)
+        }
+        guard request.method != .get, request.method != .head else { return nil }
+        if let refusal = RequestOrigin.crossSiteRefusal(
+            origin: request.headers[.origin], fetchSite: request.headers[Self.secFetchSite], authority: authority)
+        {
+            return Self.json(APIDocuments.Problem(error: refusal, field: "origin"), status: .forbidden)
+        }
+        return nil
+    }
+
+    private func route(_ request: Request) async -> Response {
         let path = request.uri.path
         switch path {
         case "/healthz": return only(.get, request) ?? healthz()
@@ -38,9 +78,9 @@ struct APIResponder: HTTPResponder {
             return await page()
         case "/api/v1/silences":
             switch request.method {
-            case .get: return await listSilences()
+            case .get, .head: return await listSilences(request)
             case .post: return await createSilence(request)
-            default: return Self.methodNotAllowed([.get, .post])
+            default: return Self.methodNotAllowed([.get, .head, .post])
             }
         default:
             let prefix = "/api/v1/silences/"
@@ -54,7 +94,7 @@ struct APIResponder: HTTPResponder {
 
     /// Nil when `request` uses `method`, else the 405 answer.
     private func only(_ method: HTTPRequest.Method, _ request: Request) -> Response? {
-        request.method == method ? nil : Self.methodNotAllowed([method])
+        request.method == method || (method == .get && request.method == .head) ? nil : Self.methodNotAllowed(method == .get ? [.get, .head] : [method])
     }
 
     // MARK: Health
@@ -124,12 +164,29 @@ struct APIResponder: HTTPResponder {
 
     // MARK: Silences
 
-    private func listSilences() async -> Response {
+    /// The most silences active or pending at once: each is matched against every notification, and a
+    /// forgotten script must not fill the store.
+    static let maximumSilences = 1_000
+
+    /// `GET /api/v1/silences?limit=N&offset=M`: at most `limit` (default and most `maximumSilences`) silences,
+    /// oldest first, from `offset`; `next` is the following page's path while more remain.
+    private func listSilences(_ request: Request) async -> Response {
         guard let store = backend.silences else { return Self.noStore() }
+        let query = Self.queryItems(request.uri.query)
+        let limit = query["limit"].map { Int($0) } ?? Self.maximumSilences
+        let offset = query["offset"].map { Int($0) } ?? 0
+        guard let limit, (1...Self.maximumSilences).contains(limit) else {
+            return Self.json(APIDocuments.Problem(error: "limit: expected a whole number from 1 to \(Self.maximumSilences)", field: "limit"), status: .badRequest)
+        }
+        guard let offset, offset >= 0 else {
+            return Self.json(APIDocuments.Problem(error: "offset: expected a whole number from 0", field: "offset"), status: .badRequest)
+        }
         let now = backend.clock.now()
         do {
             let list = try await store.silences(now: now)
-            return Self.json(APIDocuments.Silences(silences: list.map { APIDocuments.SilenceDocument(silence: $0, now: now) }))
+            let page = list.dropFirst(offset).prefix(limit)
+            let next = offset + page.count < list.count ? "/api/v1/silences?limit=\(limit)&offset=\(offset + page.count)" : nil
+            return Self.json(APIDocuments.Silences(silences: page.map { APIDocuments.SilenceDocument(silence: $0, now: now) }, next: next))
         } catch {
             backend.logger.error("state store: cannot read silences: \(error)")
             return Self.json(APIDocuments.Problem(error: "the state store cannot be read"), status: .internalServerError)
@@ -137,6 +194,10 @@ struct APIResponder: HTTPResponder {
     }
 
     private func createSilence(_ request: Request) async -> Response {
+        guard RequestOrigin.isJSON(request.headers[.contentType]) else {
+            return Self.json(
+                APIDocuments.Problem(error: "send the body as Content-Type: application/json", field: "content-type"), status: .unsupportedMediaType)
+        }
         if let refused = authorize(request) { return refused }
         guard let store = backend.silences else { return Self.noStore() }
         var request = request
@@ -150,6 +211,12 @@ struct APIResponder: HTTPResponder {
             return Self.json(APIDocuments.Problem(error: problem.field.map { "\($0): \(problem.message)" } ?? problem.message, field: problem.field), status: .badRequest)
         case .success(let silence):
             do {
+                let open = try await store.silences(now: now).count { $0.endsAt > now }
+                guard open < Self.maximumSilences else {
+                    return Self.json(
+                        APIDocuments.Problem(error: "\(open) silences are active or pending, the most there may be; expire some first"),
+                        status: .conflict)
+                }
                 try await store.insertSilence(silence)
                 try await backend.pushSilences(now: now)
             } catch is HAWriteRefused {

@@ -96,11 +96,11 @@ enum StatusPage {
     }
 
     private static func silenceSection(_ html: HTMLBuffer, _ silences: [Silence], now: Date, clock: PageClock) {
-        let shown = silences.filter { $0.endsAt > now }
-        html.section("silences", "Silences", count: shown.count)
-        guard !shown.isEmpty else { return html.empty("No active or pending silences.") }
+        let open = silences.filter { $0.endsAt > now }
+        html.section("silences", "Silences", count: open.count)
+        guard !open.isEmpty else { return html.empty("No active or pending silences.") }
         html.table(["Id", "Matchers", "State", "Starts", "Ends", "Comment", "By"])
-        for silence in shown {
+        for silence in open.prefix(shownSilences) {
             let state = silence.isActive(at: now) ? "active" : "pending"
             html.raw("<tr data-silence=\"\(HTML.escape(silence.id))\" data-state=\"\(state)\">")
             html.cell("Id", silence.id).cell("Matchers", matchers(silence.matchers)).cell("State", state)
@@ -108,8 +108,16 @@ enum StatusPage {
             html.cell("Comment", silence.comment).cell("By", silence.createdBy)
             html.raw("</tr>")
         }
-        html.endTable()
+        html.raw("</tbody></table>")
+        if open.count > shownSilences {
+            html.raw("<p class=\"empty\" id=\"silences-more\">").text("and \(open.count - shownSilences) more: ")
+            html.raw(#"<a href="/api/v1/silences">/api/v1/silences</a></p>"#)
+        }
+        html.raw("</section>")
     }
+
+    /// The most silences the page lists (the API pages through all of them).
+    static let shownSilences = 100
 
     static func matchers(_ matchers: SilenceMatchers) -> String {
         var parts = ["key=\(matchers.key)"]
@@ -286,21 +294,26 @@ final class HTMLBuffer {
     }
 }
 
-/// HTML text escaping.
+/// HTML text escaping, for text and attribute values alike (and SVG/XML, which need a subset).
+///
+/// It works on Unicode scalars, never on `Character`s: a grapheme cluster can join a special character to
+/// a neighbour (U+0600 ARABIC NUMBER SIGN before `<`, U+0301 COMBINING ACUTE after `>` or `"`), and a
+/// `Character` comparison then misses it while the browser's parser, which reads code points, still sees
+/// the `<`. NUL (which the HTML parser replaces or drops) is written as U+FFFD.
 enum HTML {
     static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
+            case "'": out.append(contentsOf: "&#39;".unicodeScalars)
+            case "\u{0}": out.append("\u{FFFD}")
+            default: out.append(scalar)
             }
         }
-        return out
+        return String(out)
     }
 }

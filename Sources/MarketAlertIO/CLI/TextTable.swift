@@ -6,7 +6,23 @@ package struct TextTable {
 
     package init(_ headers: [String]) { self.headers = headers }
 
-    package mutating func add(_ row: [String]) { rows.append(row) }
+    /// Cells come from the daemon's answers (silence comments, exchange error messages): control and format
+    /// characters are shown escaped (`\u{1b}`), never sent to the terminal.
+    package mutating func add(_ row: [String]) { rows.append(row.map(Self.printable)) }
+
+    /// `text` with every control or format scalar (ESC, BEL, BS, bidi overrides, …) written as `\u{…}`.
+    package static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isUnprintable) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isUnprintable(scalar) { out.append(contentsOf: "\\u{\(String(scalar.value, radix: 16))}".unicodeScalars) } else { out.append(scalar) }
+        }
+        return String(out)
+    }
+
+    private static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        [.control, .format].contains(scalar.properties.generalCategory)
+    }
 
     package var isEmpty: Bool { rows.isEmpty }
 

@@ -101,10 +101,8 @@ package enum HistoryChart {
 
     static func fixed(_ value: Double) -> String { String(format: "%.1f", value.isFinite ? value : 0) }
 
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    /// Text and attribute values of the SVG, escaped over Unicode scalars (see `HTML.escape`).
+    static func escape(_ text: String) -> String { HTML.escape(text) }
 }
 
 /// The min and max pct of one bucket of a sparkline (bucket `index` of `count` over the period).

@@ -52,7 +52,7 @@ import Testing
         #expect((missing.json["error"] as? String)?.contains("/nope") == true)
         let wrong = try await world.api.request(.POST, "/api/v1/status", body: "{}")
         #expect(wrong.status == 405)
-        #expect(wrong.header("Allow") == "GET")
+        #expect(wrong.header("Allow") == "GET, HEAD")
         #expect(wrong.json["error"] != nil)
         let delete = try await world.api.request(.GET, "/api/v1/silences/abc")
         #expect(delete.status == 405)
