@@ -43,19 +43,28 @@ extension PostgresStore: HistoryStore {
         }
     }
 
-    package func samples(rule: String, asset: String, since: Date, until: Date) async throws -> [HistorySample] {
+    package func samples(rule: String, asset: String, since: Date, until: Date, limit: Int?) async throws -> [HistorySample] {
         let from = since.timeIntervalSince1970
         let to = until.timeIntervalSince1970
-        return try await read { [self] connection in
+        let (samples, skipped) = try await read { [self] connection in
+            // The cap is one row more than asked, so a page that skips a row still fills when it can.
+            let cap = limit.map { Int64($0) * 2 + 16 } ?? Int64.max
             let rows = try await connection.query(
                 """
                 SELECT rule, asset, at, min_pct, max_pct, last_pct, notifications FROM premium_history
-                WHERE rule = \(rule) AND asset = \(asset) AND at >= \(from) AND at < \(to) ORDER BY at
+                WHERE rule = \(rule) AND asset = \(asset) AND at >= \(from) AND at < \(to) ORDER BY at LIMIT \(cap)
                 """, logger: logger)
             var result: [HistorySample] = []
-            for try await row in rows.decode((String, String, Double, Double, Double, Double, Int32).self) { result.append(Self.sample(row)) }
-            return result
+            var skipped = 0
+            for try await row in rows {
+                guard let sample = Self.sample(row) else { skipped += 1; continue }
+                if let limit, result.count >= limit { continue }  // drain the rest of the bounded answer
+                result.append(sample)
+            }
+            return (result, skipped)
         }
+        UnreadableHistoryRows.record(skipped, reading: "\(rule)/\(asset)")
+        return samples
     }
 
     package func fold<Value: Sendable>(
@@ -64,10 +73,15 @@ extension PostgresStore: HistoryStore {
         let from = since.timeIntervalSince1970
         return try await read { [self] connection in
             var value = initial
+            var skipped = 0
             let rows = try await connection.query(
                 "SELECT rule, asset, at, min_pct, max_pct, last_pct, notifications FROM premium_history WHERE at >= \(from) ORDER BY at",
                 logger: logger)
-            for try await row in rows.decode((String, String, Double, Double, Double, Double, Int32).self) { add(&value, Self.sample(row)) }
+            for try await row in rows {
+                guard let sample = Self.sample(row) else { skipped += 1; continue }
+                add(&value, sample)
+            }
+            UnreadableHistoryRows.record(skipped, reading: "the warm-up")
             return value
         }
     }
@@ -83,15 +97,25 @@ extension PostgresStore: HistoryStore {
                 FROM premium_history WHERE at >= \(start) AND at < \(end) GROUP BY rule, asset, bucket ORDER BY rule, asset, bucket
                 """, logger: logger)
             var result: [String: [HistoryBucket]] = [:]
-            for try await (rule, asset, bucket, low, high) in rows.decode((String, String, Int64, Double, Double).self) {
-                result[PremiumEvents.key(rule: rule, asset: asset), default: []].append(HistoryBucket(index: Int(bucket), minPct: low, maxPct: high))
+            var skipped = 0
+            for try await row in rows {
+                guard let (rule, asset, bucket, low, high) = try? row.decode((String, String, Int64, Double, Double).self), low.isFinite,
+                    high.isFinite, let index = Int(exactly: bucket)
+                else { skipped += 1; continue }
+                result[PremiumEvents.key(rule: rule, asset: asset), default: []].append(HistoryBucket(index: index, minPct: low, maxPct: high))
             }
+            UnreadableHistoryRows.record(skipped, reading: "the sparklines")
             return result
         }
     }
 
-    private static func sample(_ row: (String, String, Double, Double, Double, Double, Int32)) -> HistorySample {
-        HistorySample(
+    /// The sample in `row`, or nil when it cannot be decoded or holds a non-finite value (float8 takes `NaN`
+    /// and `Infinity`): one bad row is skipped, never the end of the read.
+    private static func sample(_ row: PostgresRow) -> HistorySample? {
+        guard let row = try? row.decode((String, String, Double, Double, Double, Double, Int32).self), row.2.isFinite, row.3.isFinite,
+            row.4.isFinite, row.5.isFinite
+        else { return nil }
+        return HistorySample(
             rule: row.0, asset: row.1, at: Date(timeIntervalSince1970: row.2), minPct: row.3, maxPct: row.4, lastPct: row.5,
             notifications: Int(row.6))
     }

@@ -41,17 +41,26 @@ extension SQLiteStore: HistoryStore {
         }
     }
 
-    package func samples(rule: String, asset: String, since: Date, until: Date) async throws -> [HistorySample] {
-        try await writer.read { db in
-            try Row.fetchAll(
+    package func samples(rule: String, asset: String, since: Date, until: Date, limit: Int?) async throws -> [HistorySample] {
+        let (samples, skipped) = try await writer.read { db in
+            var samples: [HistorySample] = []
+            var skipped = 0
+            let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT rule, asset, at, min_pct, max_pct, last_pct, notifications FROM premium_history
                     WHERE rule = ? AND asset = ? AND at >= ? AND at < ? ORDER BY at
                     """,
-                arguments: [rule, asset, since.timeIntervalSince1970, until.timeIntervalSince1970]
-            ).map(Self.sample)
+                arguments: [rule, asset, since.timeIntervalSince1970, until.timeIntervalSince1970])
+            while let row = try rows.next() {
+                guard let sample = Self.sample(row) else { skipped += 1; continue }
+                samples.append(sample)
+                if let limit, samples.count >= limit { break }
+            }
+            return (samples, skipped)
         }
+        UnreadableHistoryRows.record(skipped, reading: "\(rule)/\(asset)")
+        return samples
     }
 
     package func fold<Value: Sendable>(
@@ -59,11 +68,16 @@ extension SQLiteStore: HistoryStore {
     ) async throws -> Value {
         try await writer.read { db in
             var value = initial
+            var skipped = 0
             let rows = try Row.fetchCursor(
                 db,
                 sql: "SELECT rule, asset, at, min_pct, max_pct, last_pct, notifications FROM premium_history WHERE at >= ? ORDER BY at",
                 arguments: [since.timeIntervalSince1970])
-            while let row = try rows.next() { add(&value, Self.sample(row)) }
+            while let row = try rows.next() {
+                guard let sample = Self.sample(row) else { skipped += 1; continue }
+                add(&value, sample)
+            }
+            UnreadableHistoryRows.record(skipped, reading: "the warm-up")
             return value
         }
     }
@@ -73,25 +87,41 @@ extension SQLiteStore: HistoryStore {
         let width = max(until.timeIntervalSince1970 - start, 1) / Double(max(count, 1))
         return try await writer.read { db in
             var result: [String: [HistoryBucket]] = [:]
+            // Only numeric values enter the aggregates (SQLite orders text above every number, so one corrupt
+            // row would otherwise become a bucket's maximum).
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT rule, asset, CAST((at - ?) / ? AS INTEGER) AS bucket, min(min_pct) AS low, max(max_pct) AS high
-                    FROM premium_history WHERE at >= ? AND at < ? GROUP BY rule, asset, bucket ORDER BY rule, asset, bucket
+                    FROM premium_history WHERE at >= ? AND at < ? AND typeof(at) IN ('real', 'integer')
+                        AND typeof(min_pct) IN ('real', 'integer') AND typeof(max_pct) IN ('real', 'integer')
+                    GROUP BY rule, asset, bucket ORDER BY rule, asset, bucket
                     """,
                 arguments: [start, width, start, until.timeIntervalSince1970])
+            var skipped = 0
             while let row = try rows.next() {
-                let key = PremiumEvents.key(rule: row["rule"], asset: row["asset"])
-                result[key, default: []].append(HistoryBucket(index: row["bucket"], minPct: row["low"], maxPct: row["high"]))
+                guard let rule = String.fromDatabaseValue(row["rule"]), let asset = String.fromDatabaseValue(row["asset"]),
+                    let bucket = Int.fromDatabaseValue(row["bucket"]), let low = Double.fromDatabaseValue(row["low"]),
+                    let high = Double.fromDatabaseValue(row["high"]), low.isFinite, high.isFinite
+                else { skipped += 1; continue }
+                result[PremiumEvents.key(rule: rule, asset: asset), default: []].append(HistoryBucket(index: bucket, minPct: low, maxPct: high))
             }
+            UnreadableHistoryRows.record(skipped, reading: "the sparklines")
             return result
         }
     }
 
-    private static func sample(_ row: Row) -> HistorySample {
-        HistorySample(
-            rule: row["rule"], asset: row["asset"], at: Date(timeIntervalSince1970: row["at"]), minPct: row["min_pct"],
-            maxPct: row["max_pct"], lastPct: row["last_pct"], notifications: row["notifications"])
+    /// The sample in `row`, or nil when a column does not hold what it should (text in a number column, a
+    /// non-finite pct): GRDB's non-optional row subscripts would trap on such a value.
+    private static func sample(_ row: Row) -> HistorySample? {
+        guard let rule = String.fromDatabaseValue(row["rule"]), let asset = String.fromDatabaseValue(row["asset"]),
+            let at = Double.fromDatabaseValue(row["at"]), at.isFinite, let minPct = Double.fromDatabaseValue(row["min_pct"]),
+            let maxPct = Double.fromDatabaseValue(row["max_pct"]), let lastPct = Double.fromDatabaseValue(row["last_pct"]),
+            minPct.isFinite, maxPct.isFinite, lastPct.isFinite, let notifications = Int.fromDatabaseValue(row["notifications"])
+        else { return nil }
+        return HistorySample(
+            rule: rule, asset: asset, at: Date(timeIntervalSince1970: at), minPct: minPct, maxPct: maxPct, lastPct: lastPct,
+            notifications: notifications)
     }
 
     /// Opens `directory/state.sqlite` read-only, without migrating or writing (works beside the running
