@@ -8,9 +8,14 @@ extension AlertEngine {
     /// How often a publication asks the store to delete samples older than `history.retention`.
     static let pruneInterval: TimeInterval = 3600
 
-    /// Warms the context rings and the digest from the store's samples, at start.
+    /// Warms the context rings and the digest from the store's samples, and restores the slot in progress, at
+    /// start (and at an HA takeover, where the slots this standby observed are kept, merged).
     mutating func restoreHistory(_ restored: Restored, now: Date) {
-        if let warm = restored.history { premium.history = warm.history }
+        if let warm = restored.history {
+            let observed = premium.history
+            premium.history = warm.history
+            premium.history.mergeOpen(from: observed)
+        }
         premium.history.configure(settings)
         digest = DigestState()
         digest.sentDay = restored.digestDay
@@ -30,8 +35,17 @@ extension AlertEngine {
 
     /// A reload: new resolution or windows reshape the rings; a changed `digest:` reschedules (the day
     /// already sent stays sent).
-    mutating func reloadHistory(old: Settings, now: Date) {
-        if old.history != settings.history || old.premium.rules != settings.premium.rules { premium.history.configure(settings) }
+    /// A new resolution closes the slots in progress at the old one: they are published here, not lost, and
+    /// the runtime rebuilds the rings from the store (``EngineEvent/historyRebuilt(_:)``).
+    mutating func reloadHistory(old: Settings, now: Date, into out: inout EngineOutput) {
+        if old.history != settings.history || old.premium.rules != settings.premium.rules {
+            premium.history.configure(settings)
+            let samples = premium.history.flush(now: now)
+            if !samples.isEmpty {
+                out.publication.history += samples
+                digest.add(samples)
+            }
+        }
         guard old.digest != settings.digest else { return }
         guard let config = settings.digest, let schedule = DigestSchedule(config) else {
             digest = DigestState(sentDay: digest.sentDay)
@@ -39,6 +53,19 @@ extension AlertEngine {
         }
         digest.schedule = schedule
         digest.due = schedule.next(after: now)
+    }
+
+    /// The runtime's rebuild of the context rings from the store after a reload changed the resolution.
+    mutating func receiveRebuiltHistory(_ rebuilt: PremiumHistory) {
+        premium.history.mergeRings(from: rebuilt)
+    }
+
+    /// A graceful stop: the slots in progress are written (the next start restores them), with whatever
+    /// closed and is not yet published.
+    package mutating func stop(now: Date) -> [EngineAction] {
+        var out = EngineOutput()
+        out.publication.history = premium.history.flush(now: now) + premium.history.persistOpen()
+        return out.actions
     }
 
     func historyDeadline() -> Date? {

@@ -53,7 +53,7 @@ extension AlertEngine {
             ipoCalendars = Self.calendars(new.ipo)
         }
         out.publication.deletedKeys += premium.retain(settings: new.premium)
-        reloadHistory(old: old, now: now)
+        reloadHistory(old: old, now: now, into: &out)
         let liveFX = Set(new.fx.alerts.map(FXMoveAlerts.key))
         for key in fxAlerts.keys where !liveFX.contains(key) {
             fxAlerts[key] = nil

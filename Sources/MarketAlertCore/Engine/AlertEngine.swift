@@ -131,6 +131,8 @@ package struct AlertEngine: Sendable {
             reload(newSettings, now: now, into: &out)
         case .silences(let snapshot):
             receiveSilences(snapshot, now: now, into: &out)
+        case .historyRebuilt(let rebuilt):
+            receiveRebuiltHistory(rebuilt)
         }
         processSilences(now: now, into: &out)
         updateStatus(now: now, into: &out)

@@ -21,6 +21,9 @@ package enum EngineEvent: Sendable {
     case settings(Settings)
     /// The silences changed (the API), or at start: the stored silences and firing records.
     case silences(SilenceSnapshot)
+    /// After a reload changed `history.resolution`: the context rings rebuilt from the stored samples at the
+    /// new resolution, merged under what the engine closed since.
+    case historyRebuilt(PremiumHistory)
 }
 
 package enum QuoteDelivery: Sendable, Equatable {

@@ -65,10 +65,31 @@ struct ContextRing: Sendable {
         let code = Self.code(maxPct)
         if codes[i] == 0 { count += 1 } else if codes[i] > code { return }
         codes[i] = code
-        while maxima.count > maximaHead, maxima[maxima.count - 1].pct <= maxPct, maxima[maxima.count - 1].slot <= slot {
-            maxima.removeLast()
+        // `maxima[maximaHead...]` is ordered by slot with strictly decreasing pct: an entry is dominated by any
+        // later (or the same) slot holding at least its pct. Usually `slot` is the newest and this appends; a
+        // merge (the store's samples under a reload's) may insert an older slot in the middle.
+        var after = maxima.count  // the first entry at or after `slot`
+        while after > maximaHead, maxima[after - 1].slot >= slot { after -= 1 }
+        if after < maxima.count, maxima[after].pct >= maxPct { return }
+        var end = after
+        if end < maxima.count, maxima[end].slot == slot { end += 1 }  // the same slot, lower: replaced
+        var begin = after
+        while begin > maximaHead, maxima[begin - 1].pct <= maxPct { begin -= 1 }
+        maxima.replaceSubrange(begin..<end, with: CollectionOfOne((slot: slot, pct: maxPct)))
+    }
+
+    /// Adds every slot `other` holds (its exact maxima where it has them), in any order relative to this
+    /// ring's own: inserting keeps the higher pct per slot, so merging the same samples twice changes nothing.
+    mutating func merge(_ other: ContextRing) {
+        guard other.newest != .min, other.count > 0 else { return }
+        var exact: [Int64: Double] = [:]
+        for entry in other.maxima[other.maximaHead...] { exact[entry.slot] = entry.pct }
+        var slot = other.newest - Int64(other.capacity) + 1
+        while slot <= other.newest {
+            let c = other.codes[other.index(slot)]
+            if c != 0 { insert(slot: slot, maxPct: exact[slot] ?? Self.value(c)) }
+            slot += 1
         }
-        if maxima.count == maximaHead || maxima[maxima.count - 1].slot < slot { maxima.append((slot, maxPct)) }
     }
 
     var maximum: (slot: Int64, pct: Double)? { maximaHead < maxima.count ? maxima[maximaHead] : nil }

@@ -55,6 +55,17 @@ struct OpenSlot: Sendable {
         lastPct = pct
     }
 
+    /// This slot with `later`'s values seen after it (the same slot): min of the minima, max of the maxima,
+    /// `later`'s last, the notifications of both.
+    func merged(later: OpenSlot) -> OpenSlot {
+        var slot = self
+        slot.minPct = min(minPct, later.minPct)
+        slot.maxPct = max(maxPct, later.maxPct)
+        slot.lastPct = later.lastPct
+        slot.notifications += later.notifications
+        return slot
+    }
+
     func sample(key: String, resolution: Double) -> HistorySample? {
         guard let parts = HistorySample.split(key: key) else { return nil }
         return HistorySample(

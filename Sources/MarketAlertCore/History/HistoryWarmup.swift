@@ -9,10 +9,16 @@ package struct HistoryWarmup: Sendable {
     package private(set) var previous: [String: DigestTally] = [:]
     package private(set) var samples = 0
     let lastDue: Date?
+    /// The start of the slot in progress: a sample from it (a graceful stop wrote it) is restored as its key's
+    /// open slot, not loaded into the rings as a closed one.
+    let openSince: Date?
+    let now: Date
 
     package init(settings: Settings, now: Date) {
         history.configure(settings)
         lastDue = settings.digest.flatMap(DigestSchedule.init)?.last(atOrBefore: now)
+        openSince = history.resolution.map { Date(timeIntervalSince1970: ($0 * (now.timeIntervalSince1970 / $0).rounded(.down))) }
+        self.now = now
     }
 
     /// The earliest sample worth loading: the longest `context_window`, and the day before the last digest.
@@ -23,14 +29,19 @@ package struct HistoryWarmup: Sendable {
         if let config = settings.digest, let due = DigestSchedule(config)?.last(atOrBefore: now) {
             since = min(since, due.addingTimeInterval(-86_400))
         }
-        return since
+        // The slot in progress, whatever the window (a stop wrote it; it is restored).
+        let seconds = resolution.seconds
+        return min(since, Date(timeIntervalSince1970: seconds * (now.timeIntervalSince1970 / seconds).rounded(.down)))
     }
 
     /// Adds one stored sample (oldest first).
     package mutating func add(_ sample: HistorySample) {
         samples += 1
-        let key = sample.key
-        history.remember(sample, key: key)
+        if let openSince, sample.at >= openSince {
+            history.restoreOpen(sample, now: now)
+        } else {
+            history.remember(sample, key: sample.key)
+        }
         guard let lastDue else { return }
         if sample.at >= lastDue {
             DigestTally.fold(CollectionOfOne(sample), into: &current)

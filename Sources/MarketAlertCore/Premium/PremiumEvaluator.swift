@@ -94,6 +94,7 @@ package struct PremiumEvaluator: Sendable {
         including include: (PremiumRule) -> Bool = { _ in true }
     ) -> [PremiumDecision] {
         prepare(settings.rules)
+        history.bind(to: plan.keys)  // O(1) unless the plan (or the history) changed since the last evaluation
         plan.resolve(in: book)
         // Once per converter (it changes with the FX selection), not per evaluation of a stream quote.
         if conversionsFrom !== converter.identity {
@@ -156,7 +157,7 @@ package struct PremiumEvaluator: Sendable {
         } else if !implausible.isEmpty {
             implausible[plan.keys[slot]] = nil
         }
-        if let pct { history.observe(plan.keys[slot], pct: pct, now: now) }
+        if let pct { history.observe(at: slot, pct: pct, now: now) }  // bound to `plan.keys` in `evaluate`
         var state = slotStates[slot] ?? LeveledAlertStateMachine()
         let before = state.phase
         let keptBefore = state.clearingSince != nil

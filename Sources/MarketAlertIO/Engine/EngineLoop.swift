@@ -90,6 +90,10 @@ package actor EngineLoop {
         }
         await performDecided()  // stream quotes decided while the last inputs were handled
         countDecidedQuotes()
+        // The history slots in progress are written, so the next start goes on with them.
+        let stop = clock.now()
+        core.decide { $0.stop(now: stop) }
+        await performDecided()
         timer?.cancel()
         timer = nil
     }

@@ -13,12 +13,15 @@ package final class DaemonRuntime: Service, Sendable {
     package let publisher: AlertPublisher
     package let producers: ProducerSupervisor
     private let initial: Settings
+    private let clock: any DaemonClock
     /// Where the engine loop and the producers run (`DataPathExecutor` in the daemon); nil: Swift's default.
     private let executor: (any TaskExecutor)?
     private let lifecycle: any LifecycleObserver
     private let logger: Logger
     /// The queued sinks' reports, followed by the publisher while the runtime runs (nil: no queued sink).
     private let writeReports: SinkWriteReports?
+    /// Where a reload that changes `history.resolution` rebuilds the context rings from (nil: no store).
+    private let history: (any HistoryStore)?
 
     /// Restores the engine's states from `store` and builds the parts. `startupEvents` (a damaged state
     /// store's alert) are published first. `executor`: the task executor the engine loop and the producers
@@ -42,14 +45,17 @@ package final class DaemonRuntime: Service, Sendable {
         await publisher.publish(Publication(events: startupEvents))
         return DaemonRuntime(
             settings: settings, engine: engine, publisher: publisher, factory: factory, clock: clock, lifecycle: lifecycle, logger: logger,
-            executor: executor, writeReports: writeReports)
+            executor: executor, writeReports: writeReports, history: store as? any HistoryStore)
     }
 
     private init(
         settings: Settings, engine: AlertEngine, publisher: AlertPublisher, factory: ProducerFactory, clock: any DaemonClock,
-        lifecycle: any LifecycleObserver, logger: Logger, executor: (any TaskExecutor)?, writeReports: SinkWriteReports?
+        lifecycle: any LifecycleObserver, logger: Logger, executor: (any TaskExecutor)?, writeReports: SinkWriteReports?,
+        history: (any HistoryStore)?
     ) {
         self.writeReports = writeReports
+        self.history = history
+        self.clock = clock
         let inbox = EngineInbox()
         self.inbox = inbox
         self.initial = settings
@@ -93,7 +99,17 @@ package final class DaemonRuntime: Service, Sendable {
     /// Applies a validated reload: changed producers stop, the engine learns the settings, new ones start.
     package func apply(_ settings: Settings) async {
         let inbox = inbox
+        let resolution = await loop.snapshot { $0.settings.history?.resolution }
         await producers.apply(settings) { inbox.send(.settings(settings)) }
+        // A new resolution restarts the context rings in the engine: the stored samples fill them again.
+        guard let store = history, let wanted = settings.history?.resolution, wanted != resolution else { return }
+        do {
+            if let rebuilt = try await StateRestore.rebuiltHistory(from: store, settings: settings, now: clock.now()) {
+                inbox.send(.historyRebuilt(rebuilt))
+            }
+        } catch {
+            logger.error("state store: cannot read premium history after the reload; context builds up again from new samples: \(error)")
+        }
     }
 
     /// `marketalertd once`: every producer once, the engine drains, then returns (call `loop.snapshot`).

@@ -23,6 +23,17 @@ extension StateRestore {
         return try? JSONDecoder().decode(DigestRecord.self, from: data).day
     }
 
+    /// The context rings rebuilt from the stored samples under `settings` (a reload changed the resolution),
+    /// for the engine to merge (`EngineEvent.historyRebuilt`); nil without `history:`.
+    static func rebuiltHistory(from store: any HistoryStore, settings: Settings, now: Date) async throws -> PremiumHistory? {
+        guard settings.history != nil else { return nil }
+        var empty = PremiumHistory()
+        empty.configure(settings)
+        return try await store.fold(since: HistoryWarmup.since(settings: settings, now: now), into: empty) { history, sample in
+            history.warm(sample)
+        }
+    }
+
     /// The stored history folded into the context and digest warm-up (nil without `history:` or a history
     /// store).
     static func historyWarmup(from store: any AlertStore, settings: Settings, now: Date) async throws -> HistoryWarmup? {
