@@ -18,6 +18,11 @@ struct APIResponder: HTTPResponder {
     static let maximumBody = 64 * 1024
 
     func respond(to request: Request, context: Context) async throws -> Response {
+        await respond(to: request, client: nil)
+    }
+
+    /// Answers `request` from `client` (its address, for the per-client limit on wrong tokens).
+    func respond(to request: Request, client: String?) async -> Response {
         if request.method == .connect {
             // The HTTP codec turns a CONNECT into a tunnel that never frames an answer's body: refuse it with no
             // body and close the connection, so it cannot hang.
@@ -28,7 +33,7 @@ struct APIResponder: HTTPResponder {
             return Response(status: .methodNotAllowed, headers: headers, body: ResponseBody())
         }
         if let refused = screen(request) { return refused }
-        let answer = await route(request)
+        let answer = await route(request, client: client)
         guard request.method == .head else { return answer }
         // HEAD: the GET answer's status and headers, without its body.
         var headers = answer.headers
@@ -54,7 +59,7 @@ struct APIResponder: HTTPResponder {
         return nil
     }
 
-    private func route(_ request: Request) async -> Response {
+    private func route(_ request: Request, client: String?) async -> Response {
         let path = request.uri.path
         switch path {
         case "/healthz": return only(.get, request) ?? healthz()
@@ -79,14 +84,14 @@ struct APIResponder: HTTPResponder {
         case "/api/v1/silences":
             switch request.method {
             case .get, .head: return await listSilences(request)
-            case .post: return await createSilence(request)
+            case .post: return await createSilence(request, client: client)
             default: return Self.methodNotAllowed([.get, .head, .post])
             }
         default:
             let prefix = "/api/v1/silences/"
             if path.hasPrefix(prefix), path.count > prefix.count {
                 guard request.method == .delete else { return Self.methodNotAllowed([.delete]) }
-                return await expireSilence(String(path.dropFirst(prefix.count)), request: request)
+                return await expireSilence(String(path.dropFirst(prefix.count)), request: request, client: client)
             }
             return Self.json(APIDocuments.Problem(error: "no such endpoint: \(path.prefix(200))"), status: .notFound)
         }
@@ -193,12 +198,12 @@ struct APIResponder: HTTPResponder {
         }
     }
 
-    private func createSilence(_ request: Request) async -> Response {
+    private func createSilence(_ request: Request, client: String?) async -> Response {
         guard RequestOrigin.isJSON(request.headers[.contentType]) else {
             return Self.json(
                 APIDocuments.Problem(error: "send the body as Content-Type: application/json", field: "content-type"), status: .unsupportedMediaType)
         }
-        if let refused = authorize(request) { return refused }
+        if let refused = authorize(request, client: client) { return refused }
         guard let store = backend.silences else { return Self.noStore() }
         var request = request
         let body: ByteBuffer
@@ -233,8 +238,8 @@ struct APIResponder: HTTPResponder {
         }
     }
 
-    private func expireSilence(_ id: String, request: Request) async -> Response {
-        if let refused = authorize(request) { return refused }
+    private func expireSilence(_ id: String, request: Request, client: String?) async -> Response {
+        if let refused = authorize(request, client: client) { return refused }
         guard let store = backend.silences else { return Self.noStore() }
         let now = backend.clock.now()
         do {
@@ -253,8 +258,14 @@ struct APIResponder: HTTPResponder {
     }
 
     /// Nil when the request may change state, else the refusal.
-    private func authorize(_ request: Request) -> Response? {
-        switch backend.access.authorize(request.headers[.authorization]) {
+    private func authorize(_ request: Request, client: String?) -> Response? {
+        switch backend.access.authorize(request.headers[.authorization], client: client, now: backend.clock.now()) {
+        case .throttled(let retryAfter):
+            var response = Self.json(
+                APIDocuments.Problem(error: "too many wrong tokens from this address; try again in \(retryAfter) s", field: "authorization"),
+                status: .tooManyRequests)
+            response.headers[.retryAfter] = String(retryAfter)
+            return response
         case .allowed:
             return nil
         case .unauthorized:

@@ -27,16 +27,7 @@ package enum APIServer {
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             logger: logger,
             responder: { request, writer, channel in
-                let context = APIResponder.Context(source: ApplicationRequestContextSource(channel: channel, logger: logger))
-                var response: Response
-                do {
-                    response = try await responder.respond(to: request, context: context)
-                } catch let error as HTTPParserError {
-                    throw error
-                } catch {
-                    logger.debug("http: unhandled error: \(error)")
-                    response = Response(status: .internalServerError, body: .init())
-                }
+                var response = await responder.respond(to: request, client: channel.remoteAddress?.ipAddress)
                 response.headers[.date] = httpDate(Date())
                 response.headers[.server] = "marketalertd"
                 for (name, value) in securityHeaders { response.headers[name] = value }

@@ -106,6 +106,33 @@ import Testing
         #expect(problem(#"{"matchers":{"key":"*"},"starts_at":"2026-03-11T00:00:00Z","duration":"1h","comment":"c"}"#) == nil)
     }
 
+    @Test func aShortTokenIsWarnedAbout() {
+        let http = HTTPSettings(host: "127.0.0.1", port: 0, tokenEnv: "T")
+        let short = APIAccess().configure(http, secrets: SecretResolver(environment: ["T": "1234567"]))
+        #expect(short?.contains("at least 8") == true, "\(String(describing: short))")
+        #expect(short?.contains("1234567") == false, "the token itself is never in a message")
+        #expect(APIAccess().configure(http, secrets: SecretResolver(environment: ["T": "12345678"])) == nil)
+    }
+
+    @Test func wrongTokensAreThrottledPerClientAndTheRightOneStillPasses() {
+        let access = APIAccess()
+        access.configure(HTTPSettings(host: "127.0.0.1", port: 0, tokenEnv: "T"), secrets: SecretResolver(environment: ["T": "s3cret-token"]))
+        let t0 = Date(timeIntervalSince1970: 1_773_144_000)
+        var decisions: [APIAccess.Decision] = []
+        for i in 0..<20 { decisions.append(access.authorize("Bearer guess\(i)", client: "10.0.0.9", now: t0)) }
+        #expect(decisions.prefix(5).allSatisfy { $0 == .unauthorized })
+        #expect(decisions.dropFirst(5).allSatisfy { $0 == .throttled(retryAfter: 1) }, "\(decisions)")
+        // While throttled even the right token is not looked at from that address; another address is not held up.
+        #expect(access.authorize("Bearer s3cret-token", client: "10.0.0.9", now: t0) == .throttled(retryAfter: 1))
+        #expect(access.authorize("Bearer s3cret-token", client: "127.0.0.1", now: t0) == .allowed)
+        // One try a second comes back.
+        #expect(access.authorize("Bearer guess", client: "10.0.0.9", now: t0 + 1) == .unauthorized)
+        #expect(access.authorize("Bearer guess", client: "10.0.0.9", now: t0 + 1.5) == .throttled(retryAfter: 1))
+        #expect(access.authorize("Bearer s3cret-token", client: "10.0.0.9", now: t0 + 2) == .allowed)
+        // A right token costs nothing.
+        for _ in 0..<20 { #expect(access.authorize("Bearer s3cret-token", client: "10.0.0.8", now: t0) == .allowed) }
+    }
+
     @Test func terminalTablesShowControlCharactersEscaped() {
         var table = TextTable(["A", "B"])
         table.add(["x\u{1b}[2Jy", "bell\u{7}\u{8}\u{202E}"])

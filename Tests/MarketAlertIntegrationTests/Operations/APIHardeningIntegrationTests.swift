@@ -95,6 +95,30 @@ struct APIHardeningIntegrationTests {
         await api.shutdown()
     }
 
+    /// 13: guessing the token is throttled (it answered ~3,000 tries a second), and a short token is warned about.
+    @Test func wrongTokensAreThrottledAndAShortTokenIsWarnedAbout() async throws {
+        let apis = try await MockMarketAPIs()
+        let harness = try DaemonHarness(apis: apis)
+        defer { harness.cleanUp() }
+        apis.set("binance", "BTC", "100000.00")
+        apis.set("bybit", "BTC", "100000.00")
+        apis.set("upbit", "BTC", "140000000")
+        try harness.writeConfig(harness.standardConfig(extra: Self.http + "\n  token_env: MARKETALERTD_API_TOKEN"))
+        let daemon = try harness.start(environment: ["MARKETALERTD_API_TOKEN": "short"])
+        defer { daemon.terminate() }
+        try await daemon.waitUntilRunning()
+        _ = try await daemon.waitForLine("the short-token warning", stderr: true) { $0.contains("at least 8") }
+        let api = try await DaemonAPI.connect(to: daemon)
+        let body = #"{"matchers":{"key":"*"},"duration":"1h","comment":"c"}"#
+        var statuses: [Int] = []
+        for i in 0..<30 { statuses.append(try await api.request(.POST, "/api/v1/silences", json: body, token: "guess\(i)").status) }
+        #expect(statuses.filter { $0 == 401 }.count <= 6, "\(statuses)")
+        #expect(statuses.suffix(20).allSatisfy { $0 == 429 }, "\(statuses)")
+        try await Task.sleep(for: .seconds(2))
+        #expect(try await api.request(.POST, "/api/v1/silences", json: body, token: "short").status == 201)
+        await api.shutdown()
+    }
+
     // MARK: 7: hostile text on the status page
 
     @Test(.enabled(if: Chromium.available, "needs chromium"))
