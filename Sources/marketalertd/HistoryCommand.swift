@@ -26,6 +26,7 @@ struct HistoryCommand: AsyncParsableCommand {
     var plot: String?
 
     func run() async throws {
+        _ = LoggingSetup.bootstrap(level: .warning)  // a skipped corrupt row is logged to stderr, never into the report
         guard let window = DurationText.parse(since), window > .zero else {
             throw ValidationError("--since: expected a duration such as 24h or 7d, got \"\(since)\"")
         }

@@ -70,10 +70,13 @@ package enum HistoryReport {
         }
         let store = try openStore(settings, environment: environment)
         let from = now.addingTimeInterval(-since.seconds)
+        let unreadable = UnreadableHistoryRows.total
         let samples = try await store.read { try await $0.samples(rule: rule, asset: asset, since: from, until: now) }
+        let skipped = UnreadableHistoryRows.total - unreadable
         let zones = settings.displayTimeZones.compactMap(TimeZone.init(identifier:))
         var report = text(samples, rule: rule, asset: asset, since: from, until: now, zones: zones.isEmpty ? ["UTC"] : settings.displayTimeZones)
         if settings.history == nil { report += "\n\nnote: the config has no history: section; the daemon records no new samples" }
+        if skipped > 0 { report += "\n\nnote: \(skipped) stored row(s) could not be read (a corrupt value) and were skipped" }
         if let plot {
             let svg = HistoryChart.plot(samples, rule: configured, asset: asset, since: from, until: now, timeZone: zones.first ?? .gmt,
                 zoneName: settings.displayTimeZones.first)

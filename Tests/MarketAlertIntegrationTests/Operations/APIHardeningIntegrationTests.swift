@@ -234,6 +234,8 @@ struct APIHardeningIntegrationTests {
             [DaemonProcess.binary.path, "history", "--config", harness.configPath, "--rule", "global", "--asset", "BTC", "--since", "1d", "--plot", plot],
             timeoutSeconds: 60)
         #expect(cli.succeeded, "\(cli)")
+        #expect(cli.stdout.contains("1 stored row(s) could not be read"), "\(cli.stdout.suffix(300))")
+        #expect(!cli.stdout.contains("warning"), "log lines go to stderr, not into the report")
         #expect(FileManager.default.fileExists(atPath: plot))
         #expect(try await api.get("/healthz").status == 200)
         await api.shutdown()
