@@ -34,11 +34,48 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
 
-        // Adapters: HTTP pollers, FX, TWSE, sinks, state store, systemd, config loading, supervisor.
+        // The layers, bottom up; a target sees only those below it (the compiler holds the layering):
+        //   MarketAlertCore → MarketAlertKit → MarketAlertExchanges → MarketAlertConfigReader → MarketAlertIO
+        //   → marketalertd.
+
+        // Base kit: the injected clock and its deadlines, queues, blocking work off the pool, the lifecycle
+        // observer, the bounded background writer, source errors, secrets and their scrubbing. No networking.
+        .target(
+            name: "MarketAlertKit",
+            dependencies: ["MarketAlertCore", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // The exchanges and the other market-data sources: one folder per exchange (its REST decoding and
+        // source, its stream protocol and decoder, its descriptor) and the registry; the stream intake and
+        // frame parsing; the FX providers and TWSE. They reach HTTP only through the `HTTPFetcher` seam, so
+        // no HTTP client, TLS or database is built with them (the fuzz target needs only this).
+        .target(
+            name: "MarketAlertExchanges",
+            dependencies: [
+                "MarketAlertCore", "MarketAlertKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+
+        // The config reader: YAML (with line numbers and a size budget) to validated `Settings`.
+        .target(
+            name: "MarketAlertConfigReader",
+            dependencies: [
+                "MarketAlertCore", "MarketAlertKit", "MarketAlertExchanges",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+
+        // Everything above: the HTTP client and WebSocket transport, the engine loop and producers, sinks,
+        // the durable outbox, the state stores (SQLite, PostgreSQL), HA, the HTTP API and metrics, libsystemd,
+        // and the daemon's wiring. To be split further (storage, delivery, HA, operations, daemon).
         .target(
             name: "MarketAlertIO",
             dependencies: [
-                "MarketAlertCore",
+                "MarketAlertCore", "MarketAlertKit", "MarketAlertExchanges", "MarketAlertConfigReader",
                 "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -89,7 +126,10 @@ let package = Package(
         // with -D FUZZING --sanitize=fuzzer); in a plain build it replays saved inputs given as arguments.
         .executableTarget(
             name: "marketalertd-fuzz",
-            dependencies: ["MarketAlertIO", "MarketAlertCore", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: [
+                "MarketAlertCore", "MarketAlertKit", "MarketAlertExchanges", "MarketAlertConfigReader",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: "Fuzz"
         ),
 

@@ -1,6 +1,6 @@
 import Foundation
 import MarketAlertCore
-import MarketAlertIO
+import MarketAlertConfigReader
 
 /// libFuzzer target for the config reader: YAML text → `YAMLBudget` → Yams → `Settings`. Any input may be
 /// rejected, but never crash, hang or blow up memory (libFuzzer's `-rss_limit_mb` and `-timeout` catch those),

@@ -1,6 +1,6 @@
 import Foundation
 import MarketAlertCore
-import MarketAlertIO
+import MarketAlertExchanges
 
 /// libFuzzer target for the REST decoders: each exchange's ticker decoding, `JSONListPruner`, the FX
 /// providers' parsers and TWSE's publicForm. The first byte of an input picks the decoder, the rest is the

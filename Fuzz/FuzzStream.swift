@@ -1,6 +1,6 @@
 import Foundation
 import MarketAlertCore
-import MarketAlertIO
+import MarketAlertExchanges
 import NIOCore
 
 /// libFuzzer target for what a stream connection reads: each exchange's stream decoder and the WebSocket

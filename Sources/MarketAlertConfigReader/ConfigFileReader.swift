@@ -1,3 +1,5 @@
+import MarketAlertKit
+import MarketAlertExchanges
 import Foundation
 import MarketAlertCore
 #if canImport(Glibc)

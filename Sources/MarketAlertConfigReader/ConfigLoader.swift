@@ -1,3 +1,5 @@
+import MarketAlertKit
+import MarketAlertExchanges
 import Foundation
 import MarketAlertCore
 import Yams
@@ -33,7 +35,7 @@ package enum ConfigLoader {
     }
 
     /// Yams' node tree → the schema's `ConfigNode` (keys as strings, scalars with quoting and position).
-    static func convert(_ node: Yams.Node) -> ConfigNode {
+    package static func convert(_ node: Yams.Node) -> ConfigNode {
         switch node {
         case .scalar(let scalar):
             let quoted = scalar.style == .singleQuoted || scalar.style == .doubleQuoted

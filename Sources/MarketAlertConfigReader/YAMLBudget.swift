@@ -1,3 +1,5 @@
+import MarketAlertKit
+import MarketAlertExchanges
 import CYaml
 import Foundation
 import MarketAlertCore

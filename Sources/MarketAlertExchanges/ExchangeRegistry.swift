@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import Logging
 import MarketAlertCore
@@ -13,32 +14,24 @@ package struct ExchangeDescriptor: Sendable {
     package var makeQuoteSource: @Sendable (ExchangeSettings, HTTPFetcher) -> any QuoteSource
     /// Decodes one ticker response body into the watched quotes (fixture tests and the benchmarks use it).
     package var decodeTickers: @Sendable (_ body: Data, _ watched: Set<MarketPair>, _ receivedAt: Date) throws(SourceError) -> [Quote]
-    /// The WebSocket source for a stream URL (nil: the exchange has no stream adapter yet).
-    package var makeStreamSource: (@Sendable (_ url: URL, _ settings: ExchangeSettings, _ context: StreamContext) -> any StreamSource)?
+    /// The exchange's stream protocol (subscriptions, keepalive, frame decoding; nil: no stream adapter yet).
+    /// The daemon's WebSocket transport speaks it (`ExchangeRegistry.makeStreamSource`).
+    package var stream: (any ExchangeStreamProtocol)?
 
     package init(
         catalog: ExchangeCatalog.Entry, marketID: @escaping @Sendable (MarketPair) -> String,
         makeQuoteSource: @escaping @Sendable (ExchangeSettings, HTTPFetcher) -> any QuoteSource,
         decodeTickers: @escaping @Sendable (Data, Set<MarketPair>, Date) throws(SourceError) -> [Quote],
-        makeStreamSource: (@Sendable (URL, ExchangeSettings, StreamContext) -> any StreamSource)? = nil
+        stream: (any ExchangeStreamProtocol)? = nil
     ) {
         self.catalog = catalog
         self.marketID = marketID
         self.makeQuoteSource = makeQuoteSource
         self.decodeTickers = decodeTickers
-        self.makeStreamSource = makeStreamSource
+        self.stream = stream
     }
 
     package var id: ExchangeID { catalog.id }
-
-    /// A WebSocket stream speaking `protocolDescription` (the exchange folder's `<Name>Stream`).
-    package static func websocket<P: ExchangeStreamProtocol>(_ protocolDescription: P) -> @Sendable (URL, ExchangeSettings, StreamContext) -> any StreamSource {
-        { url, settings, context in
-            WebSocketStreamSource(
-                protocol: protocolDescription, url: url, staleAfter: settings.staleAfter, clock: context.clock,
-                counters: context.counters(settings.id), logger: context.logger)
-        }
-    }
 }
 
 /// The exchanges this build supports.
@@ -65,13 +58,6 @@ package struct ExchangeRegistry: Sendable {
 
     package var catalog: ExchangeCatalog { ExchangeCatalog(all.map(\.catalog)) }
 
-    /// The stream source for a configured exchange: only with `stream` on, a `stream_url` (given, or the
-    /// default when `base_url` is not overridden) and a stream adapter.
-    package func makeStreamSource(_ settings: ExchangeSettings, context: StreamContext) -> (any StreamSource)? {
-        guard settings.streamEnabled, let url = settings.streamURL, let make = descriptors[settings.id]?.makeStreamSource else { return nil }
-        return make(url, settings, context)
-    }
-
     /// The REST source for a configured exchange (nil only for an id this registry does not know, which the
     /// config reader already rejects).
     package func makeQuoteSource(_ settings: ExchangeSettings, fetcher: HTTPFetcher) -> (any QuoteSource)? {
@@ -95,7 +81,7 @@ package struct StreamContext: Sendable {
 
 extension ExchangeCatalog.Entry {
     /// A catalog entry from constant URL literals.
-    static func constant(_ id: ExchangeID, rest: StaticString, stream: StaticString?, minimumPollInterval: Duration) -> Self {
+    package static func constant(_ id: ExchangeID, rest: StaticString, stream: StaticString?, minimumPollInterval: Duration) -> Self {
         Self(
             id: id, defaultBaseURL: URL(constant: rest), defaultStreamURL: stream.map { URL(constant: $0) },
             minimumPollInterval: minimumPollInterval)
@@ -104,7 +90,7 @@ extension ExchangeCatalog.Entry {
 
 extension URL {
     /// A URL from a literal in this code base; a typo there is a programming error caught by the tests.
-    init(constant: StaticString) {
+    package init(constant: StaticString) {
         guard let url = URL(string: "\(constant)") else { preconditionFailure("invalid URL literal \(constant)") }
         self = url
     }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 import Synchronization
@@ -52,17 +53,17 @@ extension QuoteSource {
 
 /// Where `QuoteCollector.finish()` reports rejected rows during a `fetchPoll` (a source may decode several
 /// bodies per poll, concurrently: Coinbase, Bithumb).
-final class QuotePollTally: Sendable {
-    @TaskLocal static var current: QuotePollTally?
+package final class QuotePollTally: Sendable {
+    @TaskLocal static package var current: QuotePollTally?
 
     private let state = Mutex<(rows: Int, sample: String?)>((0, nil))
 
-    func record(rows: Int, sample: String?) {
+    package func record(rows: Int, sample: String?) {
         state.withLock { state in
             state.rows += rows
             if state.sample == nil { state.sample = sample }
         }
     }
 
-    var snapshot: (rows: Int, sample: String?) { state.withLock { $0 } }
+    package var snapshot: (rows: Int, sample: String?) { state.withLock { $0 } }
 }

@@ -12,7 +12,7 @@ import Synchronization
 /// Semantics follow `AsyncStream` with `.unbounded` buffering: `yield` never waits; `finish` lets the
 /// consumer drain what is queued and then end; a consumer cancelled while waiting (or already cancelled
 /// when it asks) ends at once and the queue is finished, its remaining elements dropped.
-final class AsyncQueue<Element: Sendable>: AsyncSequence, Sendable {
+package final class AsyncQueue<Element: Sendable>: AsyncSequence, Sendable {
     private struct State {
         var buffer: [Element] = []
         /// Index of the first unread element in `buffer` (read elements are dropped in bulk).
@@ -23,11 +23,11 @@ final class AsyncQueue<Element: Sendable>: AsyncSequence, Sendable {
 
     private let state = Mutex(State())
 
-    init() {}
+    package init() {}
 
     /// Queues `element`; false (and dropped) once the queue is finished.
     @discardableResult
-    func yield(_ element: Element) -> Bool {
+    package func yield(_ element: Element) -> Bool {
         let outcome: (accepted: Bool, waiter: UnsafeContinuation<Element?, Never>?) = state.withLock { state in
             guard !state.finished else { return (false, nil) }
             if let waiter = state.waiter {
@@ -42,7 +42,7 @@ final class AsyncQueue<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// No more elements: the consumer gets what is queued, then `nil`.
-    func finish() {
+    package func finish() {
         let waiter = state.withLock { state -> UnsafeContinuation<Element?, Never>? in
             state.finished = true
             defer { state.waiter = nil }
@@ -53,7 +53,7 @@ final class AsyncQueue<Element: Sendable>: AsyncSequence, Sendable {
 
     /// The next element, waiting for one; nil once finished and drained, or when the consumer is cancelled.
     /// Runs in the caller's isolation (an actor consuming it does not hop off and back for each element).
-    func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
+    package func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Element?, Never>) in
                 let ready: Element?? = state.withLock { state in
@@ -87,13 +87,13 @@ final class AsyncQueue<Element: Sendable>: AsyncSequence, Sendable {
         }
     }
 
-    struct AsyncIterator: AsyncIteratorProtocol {
-        let queue: AsyncQueue
+    package struct AsyncIterator: AsyncIteratorProtocol {
+        package let queue: AsyncQueue
 
-        func next() async -> Element? { await queue.next(isolation: nil) }
+        package func next() async -> Element? { await queue.next(isolation: nil) }
 
-        func next(isolation actor: isolated (any Actor)?) async -> Element? { await queue.next(isolation: actor) }
+        package func next(isolation actor: isolated (any Actor)?) async -> Element? { await queue.next(isolation: actor) }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(queue: self) }
+    package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(queue: self) }
 }

@@ -18,7 +18,7 @@ package enum MetricNames {
     package static let tickToNotification = "marketalertd_tick_to_notification_seconds"
     package static let haLeader = "marketalertd_ha_leader"
 
-    static let help: [String: String] = [
+    package static let help: [String: String] = [
         sourceUp: "1 while the source's last fetch or stream message succeeded, else 0.",
         quotesReceived: "Quotes accepted into the book.",
         streamConnected: "1 while the exchange's WebSocket is live.",

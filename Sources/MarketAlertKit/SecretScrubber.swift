@@ -1,4 +1,5 @@
 import Foundation
+import MarketAlertCore
 
 /// Removes secrets from text that came from outside (an upstream's error body, a transport error) before it
 /// reaches a log line, a `SourceError` or a `source` event.
@@ -42,5 +43,18 @@ package enum SecretScrubber {
             }
         }
         return result
+    }
+}
+
+extension SecretScrubber {
+    /// A warning for a secret too short to be scrubbed from error texts (`SecretScrubber`): names the secret
+    /// and its length, never its value.
+    package static func shortSecretIssue(name: String, value: String, path: String) -> ConfigIssue? {
+        guard isTooShort(value) else { return nil }
+        return ConfigIssue(
+            path: path,
+            message: "secret \(name) is only \(value.count) characters; secrets shorter than \(minimumLength) "
+                + "are not scrubbed from error texts, so an upstream echoing it could show it in logs (check the value)",
+            severity: .warning)
     }
 }

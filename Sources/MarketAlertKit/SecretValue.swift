@@ -1,19 +1,19 @@
 import Foundation
 
 /// A secret that never prints: `description`, `debugDescription` and reflection (`dump`) show `<redacted>`.
-struct SecretValue: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    let value: String
+package struct SecretValue: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    package let value: String
 
-    init(_ value: String) { self.value = value }
+    package init(_ value: String) { self.value = value }
 
-    var description: String { "<redacted>" }
-    var debugDescription: String { "<redacted>" }
-    var customMirror: Mirror { Mirror(self, children: []) }
+    package var description: String { "<redacted>" }
+    package var debugDescription: String { "<redacted>" }
+    package var customMirror: Mirror { Mirror(self, children: []) }
 
     /// `error` with every occurrence of the secret (any case, plain or percent-encoded) replaced by
     /// `<redacted>`, including a partial copy at the end of the message (error snippets cut bodies off
     /// mid-word). A secret shorter than `SecretScrubber.minimumLength` is left alone (warned about at load).
-    func scrubbed(_ error: SourceError) -> SourceError {
+    package func scrubbed(_ error: SourceError) -> SourceError {
         var copy = error
         copy.message = SecretScrubber.scrub(error.message, secrets: [value], partialSuffix: true)
         copy.upstream = error.upstream.map { SecretScrubber.scrub($0, secrets: [value], partialSuffix: true) }

@@ -49,7 +49,7 @@ package struct SourceError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// `text` with control and format characters as spaces, cut at `maxMessageLength` characters.
-    static func sanitized(_ text: String) -> String {
+    package static func sanitized(_ text: String) -> String {
         var clean = String.UnicodeScalarView()
         for scalar in text.unicodeScalars.prefix(maxMessageLength) { clean.append(isUnsafe(scalar) ? " " : scalar) }
         return String(clean) + (text.unicodeScalars.count > maxMessageLength ? "…" : "")

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -8,5 +9,5 @@ package enum BinanceExchange {
         marketID: BinanceTickerSource.symbol,
         makeQuoteSource: { BinanceTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try BinanceTickerSource.decode(body, watched: watched, receivedAt: at) },
-        makeStreamSource: ExchangeDescriptor.websocket(BinanceStream()))
+        stream: BinanceStream())
 }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -19,7 +20,7 @@ package struct BinanceStream: ExchangeStreamProtocol {
     package var outboundLimit: OutboundPacer? { OutboundPacer(limit: 5, per: .seconds(1)) }
 
     /// Streams per SUBSCRIBE message (Binance allows 1024 per connection).
-    static let streamsPerMessage = 200
+    package static let streamsPerMessage = 200
 
     package func marketID(_ pair: MarketPair) -> String { BinanceTickerSource.symbol(pair) }
 

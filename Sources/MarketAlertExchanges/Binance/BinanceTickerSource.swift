@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -9,15 +10,15 @@ import MarketAlertCore
 /// (`UnlistedMarkets`) and returns what it found. Request weight is watched by `BinanceWeightGuard`.
 package struct BinanceTickerSource: QuoteSource {
     package var exchange: ExchangeID { .binance }
-    let client: ExchangeClient
-    let weightGuard: BinanceWeightGuard
-    let unlisted: UnlistedMarkets
+    package let client: ExchangeClient
+    package let weightGuard: BinanceWeightGuard
+    package let unlisted: UnlistedMarkets
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
         self.init(settings: settings, fetcher: fetcher, weightGuard: BinanceWeightGuard(), unlisted: UnlistedMarkets())
     }
 
-    init(settings: ExchangeSettings, fetcher: HTTPFetcher, weightGuard: BinanceWeightGuard, unlisted: UnlistedMarkets) {
+    package init(settings: ExchangeSettings, fetcher: HTTPFetcher, weightGuard: BinanceWeightGuard, unlisted: UnlistedMarkets) {
         client = ExchangeClient(exchange: .binance, settings: settings, fetcher: fetcher)
         self.weightGuard = weightGuard
         self.unlisted = unlisted
@@ -70,7 +71,7 @@ package struct BinanceTickerSource: QuoteSource {
     }
 
     /// The decoded rows before the empty checks (the unlisted-symbol fallback needs to know what was missing).
-    static func collect(_ body: Data, watched: Set<MarketPair>, receivedAt: Date) throws(SourceError) -> QuoteCollector {
+    package static func collect(_ body: Data, watched: Set<MarketPair>, receivedAt: Date) throws(SourceError) -> QuoteCollector {
         let source = ExchangeID.binance.rawValue
         var collector = QuoteCollector(exchange: .binance, receivedAt: receivedAt, pairs: watched, marketID: symbol)
         let rows: [Ticker]
@@ -92,7 +93,7 @@ package struct BinanceTickerSource: QuoteSource {
     }
 
     /// `{"code":-1121,"msg":"Invalid symbol."}` as `.api`.
-    static func apiError(in body: Data) -> SourceError? {
+    package static func apiError(in body: Data) -> SourceError? {
         guard let envelope = try? JSONDecoder().decode(ErrorBody.self, from: body) else { return nil }
         return SourceError(
             source: ExchangeID.binance.rawValue, kind: .api,
@@ -102,22 +103,22 @@ package struct BinanceTickerSource: QuoteSource {
     private static let unknownSymbolCode = -1121
     private static let unknownSymbolPrefix = "error -1121 (symbol not listed)"
 
-    static func isUnknownSymbol(_ error: SourceError) -> Bool {
+    package static func isUnknownSymbol(_ error: SourceError) -> Bool {
         error.kind == .api && error.message.hasPrefix(unknownSymbolPrefix)
     }
 
-    struct Ticker: Decodable {
-        var symbol: String
-        var lastPrice: WirePrice?
-        var bidPrice: WirePrice?
-        var askPrice: WirePrice?
+    package struct Ticker: Decodable {
+        package var symbol: String
+        package var lastPrice: WirePrice?
+        package var bidPrice: WirePrice?
+        package var askPrice: WirePrice?
         /// `/api/v3/ticker/price` rows carry only `price`.
-        var price: WirePrice?
-        var closeTime: WireMillis?
+        package var price: WirePrice?
+        package var closeTime: WireMillis?
     }
 
-    struct ErrorBody: Decodable {
-        var code: Int
-        var msg: String
+    package struct ErrorBody: Decodable {
+        package var code: Int
+        package var msg: String
     }
 }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import Synchronization
 
@@ -13,20 +14,20 @@ import Synchronization
 ///
 /// State is a `Mutex` (the source is a `Sendable` struct shared by whoever polls it); each access is one short
 /// critical section, nothing suspends while holding it.
-final class BinanceWeightGuard: Sendable {
-    static let usedWeightHeader = "X-MBX-USED-WEIGHT-1M"
+package final class BinanceWeightGuard: Sendable {
+    package static let usedWeightHeader = "X-MBX-USED-WEIGHT-1M"
 
-    let limit: Int
-    let threshold: Int
+    package let limit: Int
+    package let threshold: Int
     private let blockedUntil = Mutex<(until: Date, reason: String)?>(nil)
 
-    init(limit: Int = 6000, thresholdFraction: Double = 0.9) {
+    package init(limit: Int = 6000, thresholdFraction: Double = 0.9) {
         self.limit = limit
         self.threshold = Int((Double(limit) * thresholdFraction).rounded(.up))
     }
 
     /// Throws `.rateLimited` if a call now would risk the limit.
-    func checkAllowed(now: Date, source: String) throws(SourceError) {
+    package func checkAllowed(now: Date, source: String) throws(SourceError) {
         let block = blockedUntil.withLock { state -> (until: Date, reason: String)? in
             guard let current = state else { return nil }
             if current.until <= now {
@@ -43,7 +44,7 @@ final class BinanceWeightGuard: Sendable {
     }
 
     /// Reads the used weight from a successful answer.
-    func observe(usedWeight header: String?, at receivedAt: Date) {
+    package func observe(usedWeight header: String?, at receivedAt: Date) {
         guard let header, let used = Int(header.trimmingCharacters(in: .whitespaces)), used >= threshold else { return }
         var utc = Calendar(identifier: .gregorian)
         utc.timeZone = TimeZone(identifier: "UTC") ?? utc.timeZone
@@ -52,7 +53,7 @@ final class BinanceWeightGuard: Sendable {
     }
 
     /// Remembers the server's own `Retry-After` after a 429/418.
-    func observe(_ error: SourceError, now: Date) {
+    package func observe(_ error: SourceError, now: Date) {
         guard case .rateLimited(let status, let retryAfter?) = error.kind, retryAfter > .zero else { return }
         block(until: now.addingTimeInterval(retryAfter.seconds), reason: "HTTP \(status) from the server")
     }

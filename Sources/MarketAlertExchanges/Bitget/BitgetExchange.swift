@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -8,5 +9,5 @@ package enum BitgetExchange {
         marketID: BitgetTickerSource.symbol,
         makeQuoteSource: { BitgetTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try BitgetTickerSource.decode(body, watched: watched, receivedAt: at) },
-        makeStreamSource: ExchangeDescriptor.websocket(BitgetStream()))
+        stream: BitgetStream())
 }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -15,7 +16,7 @@ package struct BitgetStream: ExchangeStreamProtocol {
     package var pingMessage: String { "ping" }
     package var outboundLimit: OutboundPacer? { OutboundPacer(limit: 10, per: .seconds(1)) }
 
-    static let argsPerRequest = 50
+    package static let argsPerRequest = 50
 
     package func marketID(_ pair: MarketPair) -> String { BitgetTickerSource.symbol(pair) }
 
@@ -29,7 +30,7 @@ package struct BitgetStream: ExchangeStreamProtocol {
         return StreamSubscription(messages: messages, acks: Set(markets.map { "ticker:\($0)" }))
     }
 
-    static let frames = OKXStyleFrames(channel: "ticker", lastField: "lastPr", bidField: "bidPr", askField: "askPr")
+    package static let frames = OKXStyleFrames(channel: "ticker", lastField: "lastPr", bidField: "bidPr", askField: "askPr")
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
         Self.frames.decode(frame, into: &table) { json, control in

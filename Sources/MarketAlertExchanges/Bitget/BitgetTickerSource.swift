@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -5,7 +6,7 @@ import MarketAlertCore
 /// filter takes one symbol only). Only the watched rows are decoded; `ts` (ms, a string) is the quote time.
 package struct BitgetTickerSource: QuoteSource {
     package var exchange: ExchangeID { .bitget }
-    let client: ExchangeClient
+    package let client: ExchangeClient
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
         client = ExchangeClient(exchange: .bitget, settings: settings, fetcher: fetcher)
@@ -29,13 +30,13 @@ package struct BitgetTickerSource: QuoteSource {
         return try collector.finish()
     }
 
-    static let envelope = CodeMessageEnvelope(exchange: .bitget, successCode: "00000", marketField: "symbol")
+    package static let envelope = CodeMessageEnvelope(exchange: .bitget, successCode: "00000", marketField: "symbol")
 
-    struct Ticker: Decodable {
-        var symbol: String
-        var lastPr: WirePrice?
-        var bidPr: WirePrice?
-        var askPr: WirePrice?
-        var ts: WireMillis?
+    package struct Ticker: Decodable {
+        package var symbol: String
+        package var lastPr: WirePrice?
+        package var bidPr: WirePrice?
+        package var askPr: WirePrice?
+        package var ts: WireMillis?
     }
 }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -16,5 +17,5 @@ package enum BithumbExchange {
             }
             return result
         },
-        makeStreamSource: ExchangeDescriptor.websocket(BithumbStream()))
+        stream: BithumbStream())
 }

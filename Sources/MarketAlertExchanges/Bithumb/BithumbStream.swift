@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -8,7 +9,7 @@ import MarketAlertCore
 /// (read by its size, see `UpbitStyleFrames.TimeUnit`). Keepalive: a WebSocket ping every 30 s. Bithumb limits connection requests to 10 per
 /// second per IP.
 package struct BithumbStream: ExchangeStreamProtocol {
-    let ticket: String
+    package let ticket: String
 
     package init(ticket: String = "marketalertd-\(UUID().uuidString.lowercased())") { self.ticket = ticket }
 

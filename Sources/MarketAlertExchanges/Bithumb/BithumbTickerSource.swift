@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -7,7 +8,7 @@ import MarketAlertCore
 /// The v1 API's Upbit-style array (`[{"market":"KRW-BTC","trade_price":…}]`) is decoded too.
 package struct BithumbTickerSource: QuoteSource {
     package var exchange: ExchangeID { .bithumb }
-    let client: ExchangeClient
+    package let client: ExchangeClient
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
         client = ExchangeClient(exchange: .bithumb, settings: settings, fetcher: fetcher)
@@ -68,18 +69,18 @@ package struct BithumbTickerSource: QuoteSource {
         return try collector.finish()
     }
 
-    static func apiError(in body: Data) -> SourceError? {
+    package static func apiError(in body: Data) -> SourceError? {
         (try? JSONDecoder().decode(Envelope.self, from: body))?.error
     }
 
-    struct Envelope: Decodable {
-        var status: WireCode
-        var message: String?
-        var data: CoinMap?
+    package struct Envelope: Decodable {
+        package var status: WireCode
+        package var message: String?
+        package var data: CoinMap?
 
-        enum CodingKeys: String, CodingKey { case status, message, data }
+        package enum CodingKeys: String, CodingKey { case status, message, data }
 
-        init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             status = try container.decode(WireCode.self, forKey: .status)
             message = try container.decodeIfPresent(String.self, forKey: .message)
@@ -87,7 +88,7 @@ package struct BithumbTickerSource: QuoteSource {
             data = status.text == "0000" ? try container.decodeIfPresent(CoinMap.self, forKey: .data) : nil
         }
 
-        var error: SourceError? {
+        package var error: SourceError? {
             guard status.text != "0000" else { return nil }
             return SourceError(source: ExchangeID.bithumb.rawValue, kind: .api, message: "status \(status.text): \(message ?? "")")
         }
@@ -95,22 +96,22 @@ package struct BithumbTickerSource: QuoteSource {
 
     /// `data` of `ALL_<quote>`: coin → ticker, plus `date`. Decodes only the coins named in
     /// `userInfo[watchedCoinsKey]` (a `Set<String>`), so the other few hundred are never built.
-    struct CoinMap: Decodable {
-        static let watchedCoinsKey = CodingUserInfoKey(rawValue: "marketalertd.bithumb.watchedCoins")!  // constant, valid
+    package struct CoinMap: Decodable {
+        package static let watchedCoinsKey = CodingUserInfoKey(rawValue: "marketalertd.bithumb.watchedCoins")!  // constant, valid
 
-        var tickers: [(coin: String, ticker: CoinTicker)] = []
-        var date: WireMillis?
+        package var tickers: [(coin: String, ticker: CoinTicker)] = []
+        package var date: WireMillis?
         /// Coins in the map (every key but `date`).
-        var coinCount = 0
+        package var coinCount = 0
 
-        struct Key: CodingKey {
-            var stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
+        package struct Key: CodingKey {
+            package var stringValue: String
+            package var intValue: Int? { nil }
+            package init(stringValue: String) { self.stringValue = stringValue }
+            package init?(intValue: Int) { nil }
         }
 
-        init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Key.self)
             if container.contains(Key(stringValue: "closing_price")) {
                 throw DecodingError.dataCorrupted(.init(
@@ -129,7 +130,7 @@ package struct BithumbTickerSource: QuoteSource {
         }
     }
 
-    struct CoinTicker: Decodable {
-        var closing_price: WirePrice?
+    package struct CoinTicker: Decodable {
+        package var closing_price: WirePrice?
     }
 }

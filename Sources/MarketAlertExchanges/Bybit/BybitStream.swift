@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -17,7 +18,7 @@ package struct BybitStream: ExchangeStreamProtocol {
     package var keepalive: StreamKeepalive { .clientPings(.message, every: .seconds(20), window: .seconds(30)) }
     package var pingMessage: String { #"{"op":"ping"}"# }
 
-    static let topicsPerRequest = 10
+    package static let topicsPerRequest = 10
 
     package func marketID(_ pair: MarketPair) -> String { BybitTickerSource.symbol(pair) }
 

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -6,7 +7,7 @@ import MarketAlertCore
 /// per-ticker time: quotes carry the envelope's `time` (ms).
 package struct BybitTickerSource: QuoteSource {
     package var exchange: ExchangeID { .bybit }
-    let client: ExchangeClient
+    package let client: ExchangeClient
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
         client = ExchangeClient(exchange: .bybit, settings: settings, fetcher: fetcher)
@@ -40,30 +41,30 @@ package struct BybitTickerSource: QuoteSource {
         return try collector.finish()
     }
 
-    static func apiError(in body: Data) -> SourceError? {
+    package static func apiError(in body: Data) -> SourceError? {
         (try? JSONDecoder().decode(Envelope.self, from: body))?.error
     }
 
-    struct Envelope: Decodable {
-        var retCode: WireCode
-        var retMsg: String?
-        var result: Result?
-        var time: WireMillis?
+    package struct Envelope: Decodable {
+        package var retCode: WireCode
+        package var retMsg: String?
+        package var result: Result?
+        package var time: WireMillis?
 
-        struct Result: Decodable {
-            var list: [Ticker]?
+        package struct Result: Decodable {
+            package var list: [Ticker]?
         }
 
-        var error: SourceError? {
+        package var error: SourceError? {
             guard retCode.text != "0" else { return nil }
             return SourceError(source: ExchangeID.bybit.rawValue, kind: .api, message: "retCode \(retCode.text): \(retMsg ?? "")")
         }
     }
 
-    struct Ticker: Decodable {
-        var symbol: String
-        var lastPrice: WirePrice?
-        var bid1Price: WirePrice?
-        var ask1Price: WirePrice?
+    package struct Ticker: Decodable {
+        package var symbol: String
+        package var lastPrice: WirePrice?
+        package var bid1Price: WirePrice?
+        package var ask1Price: WirePrice?
     }
 }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -10,5 +11,5 @@ package enum CoinbaseExchange {
         decodeTickers: { body, watched, at throws(SourceError) in
             try watched.map { pair throws(SourceError) in try CoinbaseTickerSource.decode(body, product: pair, receivedAt: at) }
         },
-        makeStreamSource: ExchangeDescriptor.websocket(CoinbaseStream()))
+        stream: CoinbaseStream())
 }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -9,7 +10,7 @@ import MarketAlertCore
 /// other failure fails the poll. The quote time is the ISO-8601 `time` (microseconds) of the last trade.
 package struct CoinbaseTickerSource: QuoteSource {
     package var exchange: ExchangeID { .coinbase }
-    let client: ExchangeClient
+    package let client: ExchangeClient
     package var maxConcurrentRequests = 4
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
@@ -121,19 +122,19 @@ package struct CoinbaseTickerSource: QuoteSource {
 
     private static let notListedPrefix = "product not listed"
 
-    static func apiError(in body: Data, status: Int, product: String) -> SourceError? {
+    package static func apiError(in body: Data, status: Int, product: String) -> SourceError? {
         guard let message = (try? JSONDecoder().decode(Ticker.self, from: body))?.message else { return nil }
         let prefix = status == 404 ? "\(notListedPrefix) " : ""
         return SourceError(source: ExchangeID.coinbase.rawValue, kind: .api, message: "\(prefix)\(product): \(message)")
     }
 
-    struct Ticker: Decodable, Sendable {
+    package struct Ticker: Decodable, Sendable {
         /// Absent or `null` only on error answers; `"0"` and the like decode to a `WirePrice` without a price.
-        var price: WirePrice?
-        var bid: WirePrice?
-        var ask: WirePrice?
-        var time: String?
+        package var price: WirePrice?
+        package var bid: WirePrice?
+        package var ask: WirePrice?
+        package var time: String?
         /// Present on error answers: `{"message":"NotFound"}`.
-        var message: String?
+        package var message: String?
     }
 }

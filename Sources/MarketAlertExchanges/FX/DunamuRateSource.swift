@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -15,9 +16,9 @@ import MarketAlertCore
 package struct DunamuRateSource: RateSource {
     package let provider = FXProviderKind.dunamu
     package static let code = "FRX.KRWUSD"
-    let baseURL: URL
-    let timeout: Duration
-    let fetcher: HTTPFetcher
+    package let baseURL: URL
+    package let timeout: Duration
+    package let fetcher: HTTPFetcher
 
     package init(baseURL: URL, timeout: Duration, fetcher: HTTPFetcher) {
         self.baseURL = baseURL
@@ -91,11 +92,11 @@ package struct DunamuRateSource: RateSource {
         return percent
     }
 
-    enum Body: Decodable {
+    package enum Body: Decodable {
         case rows([Row])
         case error(ErrorBody)
 
-        init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let rows = try? container.decode([Row].self) {
                 self = .rows(rows)
@@ -110,21 +111,21 @@ package struct DunamuRateSource: RateSource {
         }
     }
 
-    struct Row: Decodable {
-        var code: String
-        var currencyCode: String?
-        var date: String?
-        var time: String?
-        var timestamp: Double?
-        var basePrice: Decimal?
-        var currencyUnit: Decimal?
-        var signedChangePrice: Decimal?
-        var signedChangeRate: Decimal?
+    package struct Row: Decodable {
+        package var code: String
+        package var currencyCode: String?
+        package var date: String?
+        package var time: String?
+        package var timestamp: Double?
+        package var basePrice: Decimal?
+        package var currencyUnit: Decimal?
+        package var signedChangePrice: Decimal?
+        package var signedChangeRate: Decimal?
     }
 
-    struct ErrorBody: Decodable {
-        var status: Int?
-        var error: String?
-        var message: String?
+    package struct ErrorBody: Decodable {
+        package var status: Int?
+        package var error: String?
+        package var message: String?
     }
 }

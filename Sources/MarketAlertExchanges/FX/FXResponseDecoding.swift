@@ -1,11 +1,12 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
 /// Shared decoding steps of the FX sources: typed JSON decoding whose failures become `.decode` errors that
 /// name the source and the offending key, and exact rate validation.
-enum FXResponseDecoding {
+package enum FXResponseDecoding {
     /// JSON numbers are decoded as `Decimal` straight from their text (no `Double` round trip).
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data, source: String) throws(SourceError) -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from data: Data, source: String) throws(SourceError) -> T {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError {
@@ -16,7 +17,7 @@ enum FXResponseDecoding {
     }
 
     /// A positive finite rate, or a `.decode` error naming `field`.
-    static func rate(_ value: Decimal?, field: String, source: String) throws(SourceError) -> Price {
+    package static func rate(_ value: Decimal?, field: String, source: String) throws(SourceError) -> Price {
         guard let value else {
             throw SourceError(source: source, kind: .decode, message: "\(field) is missing")
         }
@@ -28,7 +29,7 @@ enum FXResponseDecoding {
 
     /// The USD rates of `currencies` in a `rates` map (code → units per USD), sorted by currency, each a
     /// positive finite rate; currencies not in the map are skipped, and none at all is `.empty`.
-    static func usdRates(
+    package static func usdRates(
         _ values: [String: Decimal], currencies: Set<String>, at: Date, source: String
     ) throws(SourceError) -> [FXRate] {
         var rates: [FXRate] = []
@@ -44,7 +45,7 @@ enum FXResponseDecoding {
     }
 
     /// `rates.KRW: expected Decimal, found string` and the like, in one short line.
-    static func describe(_ error: DecodingError) -> String {
+    package static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
             let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
             return keys.isEmpty ? "<root>" : keys.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
@@ -66,7 +67,7 @@ enum FXResponseDecoding {
     }
 
     /// The request URL with `path` appended to the base URL's own path and `query` set.
-    static func url(base: URL, path: String, query: [(String, String)], source: String) throws(SourceError) -> URL {
+    package static func url(base: URL, path: String, query: [(String, String)], source: String) throws(SourceError) -> URL {
         guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else {
             throw SourceError(source: source, kind: .connection, message: "invalid base_url \(base.absoluteString)")
         }

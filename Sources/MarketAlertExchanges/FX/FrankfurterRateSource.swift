@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -12,9 +13,9 @@ import MarketAlertCore
 ///   unknown.
 package struct FrankfurterRateSource: RateSource {
     package let provider = FXProviderKind.frankfurter
-    let baseURL: URL
-    let timeout: Duration
-    let fetcher: HTTPFetcher
+    package let baseURL: URL
+    package let timeout: Duration
+    package let fetcher: HTTPFetcher
 
     package init(baseURL: URL, timeout: Duration, fetcher: HTTPFetcher) {
         self.baseURL = baseURL
@@ -58,10 +59,10 @@ package struct FrankfurterRateSource: RateSource {
         return try FXResponseDecoding.usdRates(body.rates, currencies: currencies, at: at, source: source)
     }
 
-    struct Latest: Decodable {
-        var amount: Decimal?
-        var base: String
-        var date: String
-        var rates: [String: Decimal]
+    package struct Latest: Decodable {
+        package var amount: Decimal?
+        package var base: String
+        package var date: String
+        package var rates: [String: Decimal]
     }
 }

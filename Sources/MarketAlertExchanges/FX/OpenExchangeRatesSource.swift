@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -10,10 +11,10 @@ import MarketAlertCore
 ///   provider is stale and its own last rate is no longer current, and at most every 15 minutes.
 package struct OpenExchangeRatesSource: RateSource, CustomStringConvertible {
     package let provider = FXProviderKind.openexchangerates
-    let baseURL: URL
-    let appID: SecretValue
-    let timeout: Duration
-    let fetcher: HTTPFetcher
+    package let baseURL: URL
+    package let appID: SecretValue
+    package let timeout: Duration
+    package let fetcher: HTTPFetcher
 
     package init(baseURL: URL, appID: String, timeout: Duration, fetcher: HTTPFetcher) {
         self.baseURL = baseURL
@@ -55,9 +56,9 @@ package struct OpenExchangeRatesSource: RateSource, CustomStringConvertible {
         return try FXResponseDecoding.usdRates(body.rates, currencies: currencies, at: at, source: source)
     }
 
-    struct Latest: Decodable {
-        var timestamp: Double
-        var base: String
-        var rates: [String: Decimal]
+    package struct Latest: Decodable {
+        package var timestamp: Double
+        package var base: String
+        package var rates: [String: Decimal]
     }
 }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -52,7 +53,7 @@ package enum RateSources {
             case .success(let source):
                 sources.append(source)
                 if let name = provider.appIDEnv, let value = secrets.resolve(name),
-                   let short = SecretChecks.shortSecret(name: name, value: value, path: "fx.providers[\(index)].app_id_env") {
+                   let short = SecretScrubber.shortSecretIssue(name: name, value: value, path: "fx.providers[\(index)].app_id_env") {
                     issues.append(short)
                 }
             case .failure(let unavailable): issues.append(unavailable.issue)

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -28,7 +29,7 @@ package struct TWSEPublicFormResponse: Decodable, Sendable {
 
     /// TWSE's answer when a query matches nothing (`很抱歉，沒有符合條件的資料!`, with an ASCII or full-width
     /// exclamation mark), e.g. a year with no offerings yet. Not an error: the list is empty.
-    static let noDataMarker = "沒有符合條件的資料"
+    package static let noDataMarker = "沒有符合條件的資料"
 
     /// The header and rows, or an error naming `source`: `.decode` when the body is not this JSON shape
     /// (HTML, truncated), `.api` when `stat` is neither `OK` nor the no-data answer.

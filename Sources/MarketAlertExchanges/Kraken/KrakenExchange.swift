@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -8,5 +9,5 @@ package enum KrakenExchange {
         marketID: KrakenPairNames.requestName,
         makeQuoteSource: { KrakenTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try KrakenTickerSource.decode(body, watched: watched, receivedAt: at) },
-        makeStreamSource: ExchangeDescriptor.websocket(KrakenStream()))
+        stream: KrakenStream())
 }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import MarketAlertCore
 
 /// Kraken's names for assets and pairs.

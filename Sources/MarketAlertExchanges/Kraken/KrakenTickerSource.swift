@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -10,14 +11,14 @@ import MarketAlertCore
 /// what it found.
 package struct KrakenTickerSource: QuoteSource {
     package var exchange: ExchangeID { .kraken }
-    let client: ExchangeClient
-    let unlisted: UnlistedMarkets
+    package let client: ExchangeClient
+    package let unlisted: UnlistedMarkets
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
         self.init(settings: settings, fetcher: fetcher, unlisted: UnlistedMarkets())
     }
 
-    init(settings: ExchangeSettings, fetcher: HTTPFetcher, unlisted: UnlistedMarkets) {
+    package init(settings: ExchangeSettings, fetcher: HTTPFetcher, unlisted: UnlistedMarkets) {
         client = ExchangeClient(exchange: .kraken, settings: settings, fetcher: fetcher)
         self.unlisted = unlisted
     }
@@ -52,7 +53,7 @@ package struct KrakenTickerSource: QuoteSource {
 
     /// The decoded tickers before the empty checks; watched pairs not answered are `missing` under their
     /// request name (`XBTUSD`).
-    static func collect(_ body: Data, watched: Set<MarketPair>, receivedAt: Date) throws(SourceError) -> QuoteCollector {
+    package static func collect(_ body: Data, watched: Set<MarketPair>, receivedAt: Date) throws(SourceError) -> QuoteCollector {
         let source = ExchangeID.kraken.rawValue
         let envelope = try ExchangeJSON.decode(Envelope.self, from: body, source: source)
         if let error = envelope.error { throw error }
@@ -77,33 +78,33 @@ package struct KrakenTickerSource: QuoteSource {
         return collector
     }
 
-    static func isUnknownPair(_ error: SourceError) -> Bool {
+    package static func isUnknownPair(_ error: SourceError) -> Bool {
         error.kind == .api && error.message.localizedCaseInsensitiveContains("Unknown asset pair")
     }
 
-    struct Envelope: Decodable {
-        var messages: [String]
-        var result: [String: Ticker]?
+    package struct Envelope: Decodable {
+        package var messages: [String]
+        package var result: [String: Ticker]?
 
-        enum CodingKeys: String, CodingKey { case messages = "error", result }
+        package enum CodingKeys: String, CodingKey { case messages = "error", result }
 
-        init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             messages = try container.decodeIfPresent([String].self, forKey: .messages) ?? []
             // With errors, `result` is absent or empty and of no interest.
             result = messages.isEmpty ? try container.decodeIfPresent([String: Ticker].self, forKey: .result) : nil
         }
 
-        var error: SourceError? {
+        package var error: SourceError? {
             guard !messages.isEmpty else { return nil }
             return SourceError(source: ExchangeID.kraken.rawValue, kind: .api, message: messages.joined(separator: "; "))
         }
     }
 
     /// `a` = [price, whole-lot volume, lot volume], `b` likewise, `c` = [price, lot volume].
-    struct Ticker: Decodable {
-        var a: [WirePrice]?
-        var b: [WirePrice]?
-        var c: [WirePrice]?
+    package struct Ticker: Decodable {
+        package var a: [WirePrice]?
+        package var b: [WirePrice]?
+        package var c: [WirePrice]?
     }
 }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import CoreMetrics
 import Foundation
 import MarketAlertCore

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -8,5 +9,5 @@ package enum OKXExchange {
         marketID: OKXTickerSource.instrumentID,
         makeQuoteSource: { OKXTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try OKXTickerSource.decode(body, watched: watched, receivedAt: at) },
-        makeStreamSource: ExchangeDescriptor.websocket(OKXStream()))
+        stream: OKXStream())
 }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -19,7 +20,7 @@ package struct OKXStream: ExchangeStreamProtocol {
     /// OKX caps one subscribe request's channels by length (64 KB in the v5 docs, 4,096 bytes in earlier ones)
     /// and a connection to 480 subscribe requests an hour: requests of 50 instruments (about 2.3 KB) stay under
     /// both for any realistic watch list.
-    static let argsPerRequest = 50
+    package static let argsPerRequest = 50
 
     package func subscription(for markets: [String]) -> StreamSubscription {
         var messages: [String] = []
@@ -31,7 +32,7 @@ package struct OKXStream: ExchangeStreamProtocol {
         return StreamSubscription(messages: messages, acks: Set(markets.map { "tickers:\($0)" }))
     }
 
-    static let frames = OKXStyleFrames(channel: "tickers", lastField: "last", bidField: "bidPx", askField: "askPx")
+    package static let frames = OKXStyleFrames(channel: "tickers", lastField: "last", bidField: "bidPx", askField: "askPx")
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
         Self.frames.decode(frame, into: &table) { json, control in

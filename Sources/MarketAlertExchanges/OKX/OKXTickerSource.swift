@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -5,7 +6,7 @@ import MarketAlertCore
 /// `BASE-QUOTE`). Only the watched rows are decoded; `ts` (ms, a string) is the quote time.
 package struct OKXTickerSource: QuoteSource {
     package var exchange: ExchangeID { .okx }
-    let client: ExchangeClient
+    package let client: ExchangeClient
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
         client = ExchangeClient(exchange: .okx, settings: settings, fetcher: fetcher)
@@ -29,13 +30,13 @@ package struct OKXTickerSource: QuoteSource {
         return try collector.finish()
     }
 
-    static let envelope = CodeMessageEnvelope(exchange: .okx, successCode: "0", marketField: "instId")
+    package static let envelope = CodeMessageEnvelope(exchange: .okx, successCode: "0", marketField: "instId")
 
-    struct Ticker: Decodable {
-        var instId: String
-        var last: WirePrice?
-        var bidPx: WirePrice?
-        var askPx: WirePrice?
-        var ts: WireMillis?
+    package struct Ticker: Decodable {
+        package var instId: String
+        package var last: WirePrice?
+        package var bidPx: WirePrice?
+        package var askPx: WirePrice?
+        package var ts: WireMillis?
     }
 }

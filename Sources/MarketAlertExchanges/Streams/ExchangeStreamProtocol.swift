@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -96,10 +97,10 @@ package enum StreamDropReason: String, Sendable, CaseIterable {
 }
 
 /// Reading market ids out of an exchange's "does not exist" error text.
-enum StreamRefusal {
+package enum StreamRefusal {
     /// The words of `text` that could be market ids (letters, digits, `-`, `/`, `_`), e.g. `XYZ-USDT` out of
     /// `channel:tickers,instId:XYZ-USDT doesn't exist` or `XYZUSDT` out of `Invalid symbol :[tickers.XYZUSDT]`.
-    static func candidates(in text: String) -> [String] {
+    package static func candidates(in text: String) -> [String] {
         text.split { character in
             !(character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "/" || character == "_"))
         }.map(String.init)

@@ -1,26 +1,27 @@
+import MarketAlertKit
 import MarketAlertCore
 
 /// Byte-level JSON walking for stream frames: no `String`, no dictionary, no allocation. A decoder walks
 /// the members of an object (`members(ofObjectAt:)`), compares keys against static text (`is(_:_:)`) and
 /// reads the few values it needs; everything else is skipped structurally (strings with escapes, nested
 /// objects and arrays). Malformed input makes the walk return nil, never crash: the frame is dropped.
-struct JSONBytes {
-    enum Kind: Equatable { case string, number, object, array, literal }
+package struct JSONBytes {
+    package enum Kind: Equatable { case string, number, object, array, literal }
 
     /// A value's bytes: for a string the text between the quotes (escapes left as they are), otherwise the
     /// whole token or structure.
-    struct Value {
-        var start: Int
-        var end: Int
-        var kind: Kind
+    package struct Value {
+        package var start: Int
+        package var end: Int
+        package var kind: Kind
     }
 
-    let bytes: UnsafeRawBufferPointer
+    package let bytes: UnsafeRawBufferPointer
 
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    package init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// The first byte that is not whitespace at or after `index`.
-    func skipSpace(_ index: Int) -> Int {
+    package func skipSpace(_ index: Int) -> Int {
         var index = index
         while index < bytes.count {
             switch bytes[index] {
@@ -32,7 +33,7 @@ struct JSONBytes {
     }
 
     /// The top-level value: the index of its first byte (nil if the frame is blank).
-    var root: Int? {
+    package var root: Int? {
         let index = skipSpace(0)
         return index < bytes.count ? index : nil
     }
@@ -40,7 +41,7 @@ struct JSONBytes {
     /// Calls `body(keyStart, keyEnd, value)` for each member of the object whose `{` is at `index`; `body`
     /// returns false to stop early. Returns the index after the closing `}`, or nil if malformed.
     @discardableResult
-    func members(ofObjectAt index: Int, depth: Int = 0, _ body: (Int, Int, Value) -> Bool) -> Int? {
+    package func members(ofObjectAt index: Int, depth: Int = 0, _ body: (Int, Int, Value) -> Bool) -> Int? {
         guard depth < Self.maximumDepth, index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return nil }
         var cursor = skipSpace(index + 1)
         if cursor < bytes.count, bytes[cursor] == UInt8(ascii: "}") { return cursor + 1 }
@@ -63,7 +64,7 @@ struct JSONBytes {
 
     /// Calls `body` for each element of the array whose `[` is at `index`; same contract as `members`.
     @discardableResult
-    func elements(ofArrayAt index: Int, depth: Int = 0, _ body: (Value) -> Bool) -> Int? {
+    package func elements(ofArrayAt index: Int, depth: Int = 0, _ body: (Value) -> Bool) -> Int? {
         guard depth < Self.maximumDepth, index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
         var cursor = skipSpace(index + 1)
         if cursor < bytes.count, bytes[cursor] == UInt8(ascii: "]") { return cursor + 1 }
@@ -80,10 +81,10 @@ struct JSONBytes {
     }
 
     /// Nesting deeper than this is malformed for any exchange frame (and would cost stack).
-    static let maximumDepth = 32
+    package static let maximumDepth = 32
 
     /// The value starting at `index` (inside `depth` enclosing structures) and the index after it.
-    func value(at index: Int, depth: Int = 0) -> (Value, Int)? {
+    package func value(at index: Int, depth: Int = 0) -> (Value, Int)? {
         guard index < bytes.count else { return nil }
         switch bytes[index] {
         case UInt8(ascii: "\""):
@@ -113,7 +114,7 @@ struct JSONBytes {
     ///
     /// Eight bytes at a time: strings are most of a frame's bytes, and the byte-at-a-time loop this replaces
     /// was a tenth of the streaming daemon's instructions (callgrind).
-    func stringEnd(from index: Int) -> Int? {
+    package func stringEnd(from index: Int) -> Int? {
         var cursor = index
         while cursor < bytes.count {
             if bytes.count - cursor >= 8 {
@@ -142,7 +143,7 @@ struct JSONBytes {
     /// 0x20: the classic zero-byte tests, `(x - n·ones) & ~x` for a byte below n (n ≤ 0x80). Exact up to the
     /// first such byte; bytes after it may be flagged falsely.
     @inline(__always)
-    static func specialBytes(_ word: UInt64) -> UInt64 {
+    package static func specialBytes(_ word: UInt64) -> UInt64 {
         let quote = word ^ (UInt64(UInt8(ascii: "\"")) &* ones)
         let backslash = word ^ (UInt64(UInt8(ascii: "\\")) &* ones)
         let control = (word &- 0x20 &* ones) & ~word
@@ -164,35 +165,35 @@ struct JSONBytes {
     // MARK: Reading values
 
     /// Whether bytes `start..<end` are exactly `text`.
-    func matches(_ start: Int, _ end: Int, _ text: StaticString) -> Bool {
+    package func matches(_ start: Int, _ end: Int, _ text: StaticString) -> Bool {
         guard end - start == text.utf8CodeUnitCount, end <= bytes.count, let base = bytes.baseAddress else { return false }
         return memcmp(base + start, text.utf8Start, text.utf8CodeUnitCount) == 0
     }
 
     /// Whether the string `value` starts with `prefix`.
-    func hasPrefix(_ value: Value, _ prefix: StaticString) -> Bool {
+    package func hasPrefix(_ value: Value, _ prefix: StaticString) -> Bool {
         value.kind == .string && value.end - value.start >= prefix.utf8CodeUnitCount
             && matches(value.start, value.start + prefix.utf8CodeUnitCount, prefix)
     }
 
     /// Whether `value` is the string `text`.
-    func isString(_ value: Value, _ text: StaticString) -> Bool {
+    package func isString(_ value: Value, _ text: StaticString) -> Bool {
         value.kind == .string && matches(value.start, value.end, text)
     }
 
     /// The bytes of `value` (a string's text, or a number's token).
-    func slice(_ value: Value) -> UnsafeRawBufferPointer {
+    package func slice(_ value: Value) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: bytes[value.start..<value.end])
     }
 
     /// A price from a JSON string or number; nil for anything else or an unusable number.
-    func price(_ value: Value) -> Price? {
+    package func price(_ value: Value) -> Price? {
         guard value.kind == .string || value.kind == .number else { return nil }
         return Price(bytes: slice(value))
     }
 
     /// A non-negative integer (a string of digits or a JSON number without fraction), or nil.
-    func integer(_ value: Value) -> Int64? {
+    package func integer(_ value: Value) -> Int64? {
         guard value.kind == .string || value.kind == .number, value.end > value.start, value.end - value.start <= 18 else { return nil }
         var result: Int64 = 0
         for index in value.start..<value.end {
@@ -204,7 +205,7 @@ struct JSONBytes {
     }
 
     /// `true` or `false`, or nil.
-    func bool(_ value: Value) -> Bool? {
+    package func bool(_ value: Value) -> Bool? {
         guard value.kind == .literal else { return nil }
         if matches(value.start, value.end, "true") { return true }
         if matches(value.start, value.end, "false") { return false }
@@ -212,7 +213,7 @@ struct JSONBytes {
     }
 
     /// A value's text as a `String` (only for rare messages: acks and errors, never market data).
-    func string(_ value: Value) -> String {
+    package func string(_ value: Value) -> String {
         String(decoding: slice(value), as: UTF8.self)
     }
 }

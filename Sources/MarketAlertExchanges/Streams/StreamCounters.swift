@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import Synchronization
 
@@ -24,5 +25,5 @@ package final class StreamCounters: Sendable {
 
     package var snapshot: Snapshot { state.withLock { $0 } }
 
-    func update(_ body: (inout Snapshot) -> Void) { state.withLock { body(&$0) } }
+    package func update(_ body: (inout Snapshot) -> Void) { state.withLock { body(&$0) } }
 }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 import NIOCore
@@ -19,13 +20,13 @@ import Synchronization
 /// never looks up generic metadata per frame (the generic driver did).
 package final class StreamIntake: Sendable {
     /// Frames larger than this are dropped unread (counted as `oversized`); the connection goes on.
-    static let decodeLimit = 1 << 20
+    package static let decodeLimit = 1 << 20
 
     /// What happened on one link since the driver last looked.
-    struct Activity: Sendable, Equatable {
-        let id: StreamLinkID
-        let inbound: Date
-        let data: Date?
+    package struct Activity: Sendable, Equatable {
+        package let id: StreamLinkID
+        package let inbound: Date
+        package let data: Date?
     }
 
     private struct Slot {
@@ -87,17 +88,17 @@ package final class StreamIntake: Sendable {
     }
 
     /// The watched pairs whose market ids (as the exchange writes them) are among `markets`.
-    func pairs(of markets: Set<String>) -> Set<MarketPair> {
+    package func pairs(of markets: Set<String>) -> Set<MarketPair> {
         state.withLock { state in Set(state.table.entries.lazy.filter { markets.contains($0.market) }.map(\.pair)) }
     }
 
     /// When each market's latest data frame was read (`.distantPast`: none yet), in the table's order.
-    func receivedTimes() -> [Date] {
+    package func receivedTimes() -> [Date] {
         state.withLock { $0.receivedAt }
     }
 
     /// The latest frame instants per link since the last call (links with nothing new are left out).
-    func takeActivity() -> [Activity] {
+    package func takeActivity() -> [Activity] {
         state.withLock { state in
             var activity: [Activity] = []
             for index in state.slots.indices {

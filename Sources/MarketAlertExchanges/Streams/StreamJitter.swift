@@ -1,17 +1,18 @@
+import MarketAlertKit
 import Synchronization
 
 /// The stream driver's random numbers (0..<1) for backoff jitter and renewal spread: SplitMix64, seeded once
 /// from the system's generator. The state machine takes one with every event, a frame included, and the
 /// system generator is a `getrandom` system call per number: one per frame, for numbers that only matter
 /// when a connection fails or renews. Jitter needs spread, not secrecy.
-final class StreamJitter: Sendable {
+package final class StreamJitter: Sendable {
     private let state: Mutex<UInt64>
 
-    init(seed: UInt64 = UInt64.random(in: 0...UInt64.max)) {
+    package init(seed: UInt64 = UInt64.random(in: 0...UInt64.max)) {
         state = Mutex(seed)
     }
 
-    func next() -> Double {
+    package func next() -> Double {
         let bits = state.withLock { state -> UInt64 in
             state &+= 0x9E37_79B9_7F4A_7C15
             var z = state
@@ -23,7 +24,7 @@ final class StreamJitter: Sendable {
     }
 
     /// A fresh generator's `next`, for a source's `random`.
-    static func make() -> @Sendable () -> Double {
+    package static func make() -> @Sendable () -> Double {
         let jitter = StreamJitter()
         return { jitter.next() }
     }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -10,7 +11,7 @@ package struct StreamMarketTable: Sendable {
         package let pair: MarketPair
         /// The market id as it appears in frames (`BTCUSDT`, `BTC-USDT`, `KRW-BTC`, `BTC/USD`).
         package let market: String
-        let idBytes: [UInt8]
+        package let idBytes: [UInt8]
         package var bid: Price?
         package var ask: Price?
         package var last: Price?
@@ -18,13 +19,13 @@ package struct StreamMarketTable: Sendable {
         /// The update id of the last applied frame of the exchange's sequenced channel (Binance `bookTicker`
         /// `u`, Bybit `orderbook` `u`, Coinbase `ticker` `sequence`), and how many frames in a row since came
         /// with one that is not newer (see `admitSequence`).
-        var sequence: Int64?
-        var staleSequences = 0
+        package var sequence: Int64?
+        package var staleSequences = 0
     }
 
     /// After this many frames in a row whose update id is not newer, the exchange is taken to have restarted
     /// its numbering (a service restart without a snapshot): the next one is applied and its id kept.
-    static let sequenceRestartAfter = 100
+    package static let sequenceRestartAfter = 100
 
     package private(set) var entries: [Entry]
     /// FNV-1a of the id bytes → entry index; a hash shared by two ids maps to -1 (then a linear search).
@@ -97,7 +98,7 @@ package struct StreamMarketTable: Sendable {
             receivedAt: receivedAt, transport: .stream)
     }
 
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash ^= UInt64(byte)

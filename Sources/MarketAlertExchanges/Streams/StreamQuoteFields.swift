@@ -1,33 +1,34 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
 /// The prices one frame gives for one market, each absent, valid or invalid, checked together before any
 /// of them reaches the market table: one invalid price (zero, negative, NaN, infinite, garbage) or a crossed
 /// book drops the whole frame, so a half-valid frame never becomes a quote.
-struct StreamQuoteFields {
-    enum Field {
+package struct StreamQuoteFields {
+    package enum Field {
         case absent
         case valid(Price)
         case invalid
         /// The frame says this side of the book is now empty (an order book delta removing the only level).
         case cleared
 
-        var price: Price? { if case .valid(let price) = self { return price } else { return nil } }
-        var isInvalid: Bool { if case .invalid = self { return true } else { return false } }
-        var isCleared: Bool { if case .cleared = self { return true } else { return false } }
+        package var price: Price? { if case .valid(let price) = self { return price } else { return nil } }
+        package var isInvalid: Bool { if case .invalid = self { return true } else { return false } }
+        package var isCleared: Bool { if case .cleared = self { return true } else { return false } }
     }
 
-    var bid = Field.absent
-    var ask = Field.absent
-    var last = Field.absent
-    var exchangeTime: Date?
+    package var bid = Field.absent
+    package var ask = Field.absent
+    package var last = Field.absent
+    package var exchangeTime: Date?
     /// The frame's update id on the exchange's sequenced channel, if it has one (`StreamMarketTable.admitSequence`).
-    var sequence: Int64?
+    package var sequence: Int64?
     /// The frame is a snapshot that starts the numbering over.
-    var sequenceRestarts = false
+    package var sequenceRestarts = false
 
     /// Whether `value` is a zero quantity (`0`, `"0"`, `"0.000"`).
-    static func isZero(_ json: JSONBytes, _ value: JSONBytes.Value) -> Bool {
+    package static func isZero(_ json: JSONBytes, _ value: JSONBytes.Value) -> Bool {
         guard value.kind == .string || value.kind == .number, value.end > value.start else { return false }
         var sawZero = false
         for index in value.start..<value.end {
@@ -41,7 +42,7 @@ struct StreamQuoteFields {
     }
 
     /// Reads a price field: missing, `null` and `""` (an empty book side) are absent.
-    static func field(_ json: JSONBytes, _ value: JSONBytes.Value?) -> Field {
+    package static func field(_ json: JSONBytes, _ value: JSONBytes.Value?) -> Field {
         guard let value else { return .absent }
         if value.kind == .literal, json.matches(value.start, value.end, "null") { return .absent }
         if value.kind == .string, value.start == value.end { return .absent }
@@ -51,7 +52,7 @@ struct StreamQuoteFields {
 
 extension StreamMarketTable {
     /// Applies `fields` to the market whose id is `market`, or says why not.
-    mutating func apply(_ fields: StreamQuoteFields, market: UnsafeRawBufferPointer) -> StreamFrame {
+    package mutating func apply(_ fields: StreamQuoteFields, market: UnsafeRawBufferPointer) -> StreamFrame {
         if fields.bid.isInvalid || fields.ask.isInvalid || fields.last.isInvalid { return .dropped(.invalidPrice) }
         let bid = fields.bid.price
         let ask = fields.ask.price
@@ -74,7 +75,7 @@ extension StreamMarketTable {
 
 extension JSONBytes {
     /// The value of member `name` of the object at `index` (first level only).
-    func member(_ name: StaticString, ofObjectAt index: Int) -> Value? {
+    package func member(_ name: StaticString, ofObjectAt index: Int) -> Value? {
         var found: Value?
         members(ofObjectAt: index) { start, end, value in
             if matches(start, end, name) { found = value }
@@ -84,13 +85,13 @@ extension JSONBytes {
     }
 
     /// Milliseconds since 1970 (a number or a digit string) as a date.
-    func millis(_ value: Value?) -> Date? {
+    package func millis(_ value: Value?) -> Date? {
         guard let value, let millis = integer(value), millis > 0 else { return nil }
         return Date(timeIntervalSince1970: Double(millis) / 1000)
     }
 
     /// Walks the whole frame: the root object's index, or nil if the frame is not exactly one JSON object.
-    func rootObject() -> Int? {
+    package func rootObject() -> Int? {
         guard let root, bytes[root] == UInt8(ascii: "{"), let (_, end) = value(at: root), skipSpace(end) == bytes.count else { return nil }
         return root
     }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import NIOCore
 
 /// RFC 6455 frames from a server, parsed straight out of the bytes a socket read delivered: a message in
@@ -26,8 +27,8 @@ package struct WebSocketFrameParser {
         package let code: UInt16
         package let reason: String
 
-        static func protocolError(_ reason: String) -> Failure { Failure(code: 1002, reason: reason) }
-        static func tooBig(_ bytes: UInt64, limit: Int) -> Failure {
+        package static func protocolError(_ reason: String) -> Failure { Failure(code: 1002, reason: reason) }
+        package static func tooBig(_ bytes: UInt64, limit: Int) -> Failure {
             Failure(code: 1009, reason: "a message of \(bytes) bytes is over the limit of \(limit)")
         }
     }
@@ -41,7 +42,7 @@ package struct WebSocketFrameParser {
         var headerLength: Int
     }
 
-    let maxMessageBytes: Int
+    package let maxMessageBytes: Int
     /// The start of a frame whose bytes have not all arrived.
     private var pending: ByteBuffer?
     /// A fragmented message being reassembled, and whether its first frame had RSV1.

@@ -1,18 +1,19 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
 /// The `{"code": …, "msg": …, "data": [rows]}` envelope Bitget and OKX wrap their ticker lists in. Only the
 /// success code differs (Bitget `"00000"`, OKX `"0"`); any other code is `.api` (`code 40034: …`), and its
 /// `data` is then `null` or of no interest.
-struct CodeMessageEnvelope {
-    let exchange: ExchangeID
-    let successCode: String
+package struct CodeMessageEnvelope {
+    package let exchange: ExchangeID
+    package let successCode: String
     /// The row field that names the market (`symbol`, `instId`).
-    let marketField: String
+    package let marketField: String
 
     /// The rows of `body` whose market the collector watches (the others are pruned before decoding), with
     /// the collector's `listCount` set to the length of the whole list.
-    func watchedRows<Row: Decodable>(
+    package func watchedRows<Row: Decodable>(
         _ row: Row.Type, in body: Data, collector: inout QuoteCollector
     ) throws(SourceError) -> [Row] {
         let source = exchange.rawValue
@@ -27,7 +28,7 @@ struct CodeMessageEnvelope {
     }
 
     /// The `.api` error in a body (of a 4xx answer) that is this envelope with a failure code.
-    func apiError<Row: Decodable>(in body: Data, rows: Row.Type) -> SourceError? {
+    package func apiError<Row: Decodable>(in body: Data, rows: Row.Type) -> SourceError? {
         guard let envelope = try? JSONDecoder().decode(Wire<Row>.self, from: body) else { return nil }
         return error(envelope)
     }

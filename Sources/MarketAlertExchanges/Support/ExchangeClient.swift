@@ -1,20 +1,21 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
 /// How an exchange source reaches its API: the exchange's settings (base URL, timeout) and the shared fetcher,
 /// with the one request shape every source uses, a GET under the base URL whose 4xx bodies the exchange's
 /// own error format may explain.
-struct ExchangeClient: Sendable {
-    let exchange: ExchangeID
-    let settings: ExchangeSettings
-    let fetcher: HTTPFetcher
+package struct ExchangeClient: Sendable {
+    package let exchange: ExchangeID
+    package let settings: ExchangeSettings
+    package let fetcher: HTTPFetcher
 
     /// `apiError` reads the body of a 4xx answer (an exchange's error envelope) into an `.api` error; when it
     /// returns `nil` the answer is a plain `.http` error.
-    typealias APIErrorReader = (_ status: Int, _ body: Data) -> SourceError?
+    package typealias APIErrorReader = (_ status: Int, _ body: Data) -> SourceError?
 
     /// GET `path` (with `query`) under the configured base URL.
-    func get(_ path: String, query: [(String, String)] = [], apiError: APIErrorReader) async throws(SourceError) -> FetchedBody {
+    package func get(_ path: String, query: [(String, String)] = [], apiError: APIErrorReader) async throws(SourceError) -> FetchedBody {
         let source = exchange.rawValue
         let url = try ExchangeEndpoint.url(settings.baseURL, path: path, query: query, source: source)
         return try await fetcher.get(url, source: source, timeout: settings.timeout) { status, body in
@@ -24,7 +25,7 @@ struct ExchangeClient: Sendable {
 
     /// One GET of a ticker list that serves every watched pair, decoded down to the watched pairs
     /// (no request when nothing is watched).
-    func fetchQuotes(
+    package func fetchQuotes(
         for pairs: Set<MarketPair>, path: String, query: [(String, String)] = [], apiError: APIErrorReader,
         decode: (_ body: Data, _ watched: Set<MarketPair>, _ receivedAt: Date) throws(SourceError) -> [Quote]
     ) async throws(SourceError) -> [Quote] {
@@ -34,5 +35,5 @@ struct ExchangeClient: Sendable {
     }
 
     /// The current time of the fetcher's clock.
-    func now() -> Date { fetcher.clock.now() }
+    package func now() -> Date { fetcher.clock.now() }
 }

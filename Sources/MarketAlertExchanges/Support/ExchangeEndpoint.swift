@@ -1,10 +1,11 @@
+import MarketAlertKit
 import Foundation
 
 /// Builds request URLs under a configured base URL (which may carry a path prefix, e.g. behind a proxy).
-enum ExchangeEndpoint {
+package enum ExchangeEndpoint {
     /// `base` + `path` + query, every query value percent-encoded except unreserved characters and `,`
     /// (so `symbols=["BTCUSDT","ETHUSDT"]` goes out as `symbols=%5B%22BTCUSDT%22,%22ETHUSDT%22%5D`).
-    static func url(_ base: URL, path: String, query: [(String, String)] = [], source: String) throws(SourceError) -> URL {
+    package static func url(_ base: URL, path: String, query: [(String, String)] = [], source: String) throws(SourceError) -> URL {
         var text = base.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
         text += path.hasPrefix("/") ? path : "/" + path
@@ -23,7 +24,7 @@ enum ExchangeEndpoint {
         return set
     }()
 
-    static func encode(_ text: String) -> String {
+    package static func encode(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 }

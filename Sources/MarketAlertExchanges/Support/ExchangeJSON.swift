@@ -1,9 +1,10 @@
+import MarketAlertKit
 import Foundation
 
 /// Typed decoding for exchange bodies, turning every failure into a `.decode` `SourceError` whose message
 /// names what was wrong (`result.list[0].lastPrice: expected a price`, `truncated JSON at byte 812`).
-enum ExchangeJSON {
-    static func decode<T: Decodable>(
+package enum ExchangeJSON {
+    package static func decode<T: Decodable>(
         _ type: T.Type, from data: Data, source: String, userInfo: [CodingUserInfoKey: any Sendable] = [:]
     ) throws(SourceError) -> T {
         let decoder = JSONDecoder()
@@ -18,7 +19,7 @@ enum ExchangeJSON {
     }
 
     /// Runs `JSONListPruner`, reporting malformed bytes as `.decode`.
-    static func prune(
+    package static func prune(
         _ data: Data, source: String, listPath: [String], keyField: String, keep: (String) -> Bool
     ) throws(SourceError) -> JSONListPruner.Outcome {
         do {
@@ -29,11 +30,11 @@ enum ExchangeJSON {
     }
 
     /// The first byte that is not JSON whitespace (`[` or `{` tells a list from an envelope).
-    static func firstSignificantByte(_ data: Data) -> UInt8? {
+    package static func firstSignificantByte(_ data: Data) -> UInt8? {
         data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
     }
 
-    static func describe(_ error: DecodingError, body: Data) -> String {
+    package static func describe(_ error: DecodingError, body: Data) -> String {
         switch error {
         case .typeMismatch(_, let context):
             return "\(path(context.codingPath)): \(context.debugDescription)"
@@ -52,7 +53,7 @@ enum ExchangeJSON {
     }
 
     /// `result.list[0].lastPrice`.
-    static func path(_ codingPath: [any CodingKey]) -> String {
+    package static func path(_ codingPath: [any CodingKey]) -> String {
         guard !codingPath.isEmpty else { return "body" }
         var text = ""
         for key in codingPath {
@@ -68,6 +69,6 @@ enum ExchangeJSON {
     /// The start of a body that is not JSON at all, so the log line shows what came instead.
     private static func snippetIfNotJSON(_ data: Data) -> String {
         guard let first = firstSignificantByte(data), first != UInt8(ascii: "["), first != UInt8(ascii: "{") else { return "" }
-        return " (body starts: \(HTTPFetcher.snippet(data).dropFirst(2)))"
+        return " (body starts: \(HTTPAnswer.snippet(data).dropFirst(2)))"
     }
 }

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 
 /// Cuts a large JSON ticker list down to the elements we watch, before typed decoding.

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -5,25 +6,25 @@ import MarketAlertCore
 /// `{"event":"subscribe"|"error"|"notice", "arg":{"channel","instId"}, "code", "msg"}` (one subscribe
 /// acknowledgement per instrument); data `{"arg":{"channel",…},"data":[{"instId",…prices…,"ts"}]}`. Each
 /// exchange gives its channel, the names of its row's price fields, and how it reads an error or a notice.
-struct OKXStyleFrames {
+package struct OKXStyleFrames {
     /// `tickers` (OKX) or `ticker` (Bitget).
-    let channel: StaticString
-    let lastField: StaticString
-    let bidField: StaticString
-    let askField: StaticString
+    package let channel: StaticString
+    package let lastField: StaticString
+    package let bidField: StaticString
+    package let askField: StaticString
 
     /// The control message's members, for the exchange's own reading of errors and notices.
-    struct Event {
-        var event: JSONBytes.Value
-        var arg: JSONBytes.Value?
-        var code: JSONBytes.Value?
-        var msg: JSONBytes.Value?
+    package struct Event {
+        package var event: JSONBytes.Value
+        package var arg: JSONBytes.Value?
+        package var code: JSONBytes.Value?
+        package var msg: JSONBytes.Value?
     }
 
     /// Decodes one frame: `pong` is a heartbeat, a subscribe event an acknowledgement keyed
     /// `channel:instId`, any other event goes to `onEvent` (nil from it: ignored), and data rows of the
     /// channel are applied to `table`. Allocates only for acknowledgements and errors.
-    func decode(
+    package func decode(
         _ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, onEvent: (JSONBytes, Event) -> StreamFrame?
     ) -> StreamFrame {
         let json = JSONBytes(frame)

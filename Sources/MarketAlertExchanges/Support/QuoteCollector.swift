@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -6,13 +7,13 @@ import MarketAlertCore
 /// without any watched market is `.empty` naming the missing markets, and partial presence is fine.
 /// Watched rows with a price field that was sent but unusable (`WirePrice.rejected`) are counted and one is
 /// kept as a sample; `finish()` reports them to the poll's `QuotePollTally` (see `QuoteSource.fetchPoll`).
-struct QuoteCollector {
-    let exchange: ExchangeID
-    let receivedAt: Date
+package struct QuoteCollector {
+    package let exchange: ExchangeID
+    package let receivedAt: Date
     /// Watched pairs by the exchange's own market id.
-    let watched: [String: MarketPair]
+    package let watched: [String: MarketPair]
     /// How many rows the response had in all (0 means the exchange sent an empty list).
-    var listCount = 0
+    package var listCount = 0
     private(set) var quotes: [Quote] = []
     private var found: Set<String> = []
     private var unusable: [String] = []
@@ -21,23 +22,23 @@ struct QuoteCollector {
     /// The first such row, e.g. `BTCUSDT last "1e39"`.
     private(set) var rejectedSample: String?
 
-    init(exchange: ExchangeID, receivedAt: Date, watched: [String: MarketPair]) {
+    package init(exchange: ExchangeID, receivedAt: Date, watched: [String: MarketPair]) {
         self.exchange = exchange
         self.receivedAt = receivedAt
         self.watched = watched
     }
 
     /// Watched pairs keyed by `marketID(pair)`.
-    init(exchange: ExchangeID, receivedAt: Date, pairs: Set<MarketPair>, marketID: (MarketPair) -> String) {
+    package init(exchange: ExchangeID, receivedAt: Date, pairs: Set<MarketPair>, marketID: (MarketPair) -> String) {
         var index: [String: MarketPair] = [:]
         for pair in pairs { index[marketID(pair)] = pair }
         self.init(exchange: exchange, receivedAt: receivedAt, watched: index)
     }
 
-    func isWatched(_ market: String) -> Bool { watched[market] != nil }
+    package func isWatched(_ market: String) -> Bool { watched[market] != nil }
 
     /// Adds one ticker row if its market is watched (the first row wins when a market repeats).
-    mutating func add(market: String, last: Price?, bid: Price? = nil, ask: Price? = nil, exchangeTime: Date? = nil) {
+    package mutating func add(market: String, last: Price?, bid: Price? = nil, ask: Price? = nil, exchangeTime: Date? = nil) {
         guard let pair = watched[market], !found.contains(market) else { return }
         found.insert(market)
         guard last != nil || bid != nil || ask != nil else {
@@ -50,7 +51,7 @@ struct QuoteCollector {
     }
 
     /// Adds one ticker row as sent (see the `Price` variant), counting it when a price field was sent but unusable.
-    mutating func add(market: String, last: WirePrice?, bid: WirePrice? = nil, ask: WirePrice? = nil, exchangeTime: Date? = nil) {
+    package mutating func add(market: String, last: WirePrice?, bid: WirePrice? = nil, ask: WirePrice? = nil, exchangeTime: Date? = nil) {
         guard watched[market] != nil, !found.contains(market) else { return }
         let rejectedField: (name: String, text: String)? =
             if let text = last?.rejected { ("last", text) }
@@ -65,10 +66,10 @@ struct QuoteCollector {
     }
 
     /// Watched markets that were not in the response at all.
-    var missing: [String] { watched.keys.filter { !found.contains($0) }.sorted() }
+    package var missing: [String] { watched.keys.filter { !found.contains($0) }.sorted() }
 
     /// The quotes found, sorted by market; throws `.empty` when there are none.
-    func finish() throws(SourceError) -> [Quote] {
+    package func finish() throws(SourceError) -> [Quote] {
         let source = exchange.rawValue
         if rejectedRows > 0 { QuotePollTally.current?.record(rows: rejectedRows, sample: rejectedSample) }
         if listCount == 0, !watched.isEmpty {

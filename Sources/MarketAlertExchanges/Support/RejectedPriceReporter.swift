@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import Logging
 import MarketAlertCore
@@ -34,13 +35,13 @@ package final class RejectedPriceReporter: Sendable {
 }
 
 /// A quote source whose polls report their rejected rows to a `RejectedPriceReporter`.
-struct RejectionReportingQuoteSource: QuoteSource {
-    let inner: any QuoteSource
-    let reporter: RejectedPriceReporter
+package struct RejectionReportingQuoteSource: QuoteSource {
+    package let inner: any QuoteSource
+    package let reporter: RejectedPriceReporter
 
-    var exchange: ExchangeID { inner.exchange }
+    package var exchange: ExchangeID { inner.exchange }
 
-    func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
+    package func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
         let poll = try await inner.fetchPoll(for: pairs)
         reporter.report(inner.exchange, poll)
         return poll.quotes

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import Synchronization
 
@@ -11,30 +12,30 @@ import Synchronization
 ///
 /// State is a `Mutex`: sources are `Sendable` structs that may be polled from any task; every access is a
 /// short critical section with no suspension inside.
-final class UnlistedMarkets: Sendable {
+package final class UnlistedMarkets: Sendable {
     private let state = Mutex<[String: Date]>([:])
-    let recheckAfter: TimeInterval
+    package let recheckAfter: TimeInterval
 
-    init(recheckAfter: Duration = .seconds(3600)) {
+    package init(recheckAfter: Duration = .seconds(3600)) {
         self.recheckAfter = recheckAfter.seconds
     }
 
     /// Market ids known to be unlisted as of `now`.
-    func unlisted(now: Date) -> Set<String> {
+    package func unlisted(now: Date) -> Set<String> {
         state.withLock { entries in
             entries = entries.filter { now.timeIntervalSince($0.value) < recheckAfter }
             return Set(entries.keys)
         }
     }
 
-    func record(_ markets: some Sequence<String>, now: Date) {
+    package func record(_ markets: some Sequence<String>, now: Date) {
         state.withLock { entries in
             for market in markets { entries[market] = now }
         }
     }
 
     /// The `.empty` error for a poll in which every watched market is known to be unlisted.
-    func allUnlistedError(_ markets: Set<String>, source: String) -> SourceError {
+    package func allUnlistedError(_ markets: Set<String>, source: String) -> SourceError {
         SourceError(
             source: source, kind: .empty,
             message: "none of the watched markets is listed: \(markets.sorted().joined(separator: ", ")) (checked again within \(Int(recheckAfter / 60)) min)")

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -7,13 +8,13 @@ import MarketAlertCore
 /// unparsable values give `price == nil` with the value kept in `rejected`, so one bad field never becomes a
 /// price and never fails the whole body, but is counted (`QuoteCollector`); a value of the wrong JSON kind
 /// fails the body.
-struct WirePrice: Decodable, Sendable {
-    let price: Price?
+package struct WirePrice: Decodable, Sendable {
+    package let price: Price?
     /// The value as sent (at most 24 characters, control characters removed) when it was there but unusable;
     /// nil when the field was null or the price is usable.
-    let rejected: String?
+    package let rejected: String?
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             price = nil
@@ -36,7 +37,7 @@ struct WirePrice: Decodable, Sendable {
 
 extension WirePrice {
     /// `text` fit for a log line: at most 24 characters, control and bidi-format characters as `?`.
-    static func shown(_ text: String) -> String {
+    package static func shown(_ text: String) -> String {
         var shown = ""
         for scalar in text.unicodeScalars.prefix(24) {
             let category = scalar.properties.generalCategory
@@ -49,10 +50,10 @@ extension WirePrice {
 /// A Unix time in milliseconds, sent as a JSON number (`1710328245391`) or a digit string (`"1700532903261"`).
 /// Absent or `null` is no time; anything else that is not a positive integer fails the decode, so a garbled
 /// timestamp never passes for a fresh one.
-struct WireMillis: Decodable, Sendable {
-    let date: Date
+package struct WireMillis: Decodable, Sendable {
+    package let date: Date
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let millis: Int64?
         if let number = try? container.decode(Int64.self) {
@@ -71,10 +72,10 @@ struct WireMillis: Decodable, Sendable {
 }
 
 /// A status or error code sent as a JSON number (`0`, `-1121`) or a string (`"00000"`, `"0"`), kept as text.
-struct WireCode: Decodable, Sendable, Equatable {
-    let text: String
+package struct WireCode: Decodable, Sendable, Equatable {
+    package let text: String
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let number = try? container.decode(Int64.self) {
             text = String(number)

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -8,5 +9,5 @@ package enum UpbitExchange {
         marketID: UpbitTickerSource.marketCode,
         makeQuoteSource: { UpbitTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try UpbitTickerSource.decode(body, watched: watched, receivedAt: at) },
-        makeStreamSource: ExchangeDescriptor.websocket(UpbitStream()))
+        stream: UpbitStream())
 }

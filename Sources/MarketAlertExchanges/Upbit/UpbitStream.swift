@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -9,7 +10,7 @@ import MarketAlertCore
 /// both spellings are read. Keepalive: a WebSocket ping every 30 s (Upbit closes idle connections after
 /// 120 s). No `Origin` header is sent: Upbit limits requests carrying one to 1 per 10 s.
 package struct UpbitStream: ExchangeStreamProtocol {
-    let ticket: String
+    package let ticket: String
 
     package init(ticket: String = "marketalertd-\(UUID().uuidString.lowercased())") { self.ticket = ticket }
 
@@ -30,8 +31,8 @@ package struct UpbitStream: ExchangeStreamProtocol {
 }
 
 /// The request and frames Upbit and Bithumb (whose public WebSocket copies Upbit's) share.
-enum UpbitStyleFrames {
-    static func subscription(ticket: String, markets: [String], format: String) -> StreamSubscription {
+package enum UpbitStyleFrames {
+    package static func subscription(ticket: String, markets: [String], format: String) -> StreamSubscription {
         let codes = markets.map { "\"\($0)\"" }.joined(separator: ",")
         let books = markets.map { "\"\($0).1\"" }.joined(separator: ",")
         let message = "[{\"ticket\":\"\(ticket)\"},{\"type\":\"ticker\",\"codes\":[\(codes)]},"
@@ -40,7 +41,7 @@ enum UpbitStyleFrames {
     }
 
     /// How an exchange writes `timestamp` (`tms`).
-    enum TimeUnit {
+    package enum TimeUnit {
         /// Milliseconds since 1970, as Upbit documents and sends them.
         case milliseconds
         /// Milliseconds, or microseconds where the value has 16 digits: Bithumb documents milliseconds, and
@@ -49,7 +50,7 @@ enum UpbitStyleFrames {
         case millisecondsOrMicroseconds
     }
 
-    static func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, time unit: TimeUnit) -> StreamFrame {
+    package static func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, time unit: TimeUnit) -> StreamFrame {
         let json = JSONBytes(frame)
         guard let root = json.rootObject() else { return .dropped(.malformed) }
         var type: JSONBytes.Value?

@@ -1,3 +1,4 @@
+import MarketAlertKit
 import Foundation
 import MarketAlertCore
 
@@ -10,14 +11,14 @@ import MarketAlertCore
 /// (`UnlistedMarkets`) and asks again for the listed ones.
 package struct UpbitTickerSource: QuoteSource {
     package var exchange: ExchangeID { .upbit }
-    let client: ExchangeClient
-    let unlisted: UnlistedMarkets
+    package let client: ExchangeClient
+    package let unlisted: UnlistedMarkets
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
         self.init(settings: settings, fetcher: fetcher, unlisted: UnlistedMarkets())
     }
 
-    init(settings: ExchangeSettings, fetcher: HTTPFetcher, unlisted: UnlistedMarkets) {
+    package init(settings: ExchangeSettings, fetcher: HTTPFetcher, unlisted: UnlistedMarkets) {
         client = ExchangeClient(exchange: .upbit, settings: settings, fetcher: fetcher)
         self.unlisted = unlisted
     }
@@ -73,7 +74,7 @@ package struct UpbitTickerSource: QuoteSource {
     private static let unknownMarketPrefix = "market not listed"
 
     /// `{"error":{"name":"404","message":"Code not found"}}` as `.api`.
-    static func apiError(in body: Data, status: Int) -> SourceError? {
+    package static func apiError(in body: Data, status: Int) -> SourceError? {
         guard let envelope = try? JSONDecoder().decode(ErrorBody.self, from: body) else { return nil }
         let name = envelope.error.name?.text ?? ""
         let message = envelope.error.message ?? ""
@@ -83,32 +84,32 @@ package struct UpbitTickerSource: QuoteSource {
             message: "\(unknown ? unknownMarketPrefix + " " : "")error \(name): \(message)")
     }
 
-    static func isUnknownMarket(_ error: SourceError) -> Bool {
+    package static func isUnknownMarket(_ error: SourceError) -> Bool {
         error.kind == .api && error.message.hasPrefix(unknownMarketPrefix)
     }
 
-    struct ErrorBody: Decodable {
-        var error: Detail
-        struct Detail: Decodable {
-            var name: WireCode?
-            var message: String?
+    package struct ErrorBody: Decodable {
+        package var error: Detail
+        package struct Detail: Decodable {
+            package var name: WireCode?
+            package var message: String?
         }
     }
 
-    struct ListedMarket: Decodable {
-        var market: String
+    package struct ListedMarket: Decodable {
+        package var market: String
     }
 }
 
 /// One row of Upbit's `/v1/ticker` (also Bithumb's v1 API, which copies it): `QUOTE-BASE` market code,
 /// JSON-number prices, millisecond timestamps.
-struct UpbitStyleTicker: Decodable {
-    var market: String
-    var trade_price: WirePrice?
-    var trade_timestamp: WireMillis?
-    var timestamp: WireMillis?
+package struct UpbitStyleTicker: Decodable {
+    package var market: String
+    package var trade_price: WirePrice?
+    package var trade_timestamp: WireMillis?
+    package var timestamp: WireMillis?
 
-    static func add(_ rows: [UpbitStyleTicker], to collector: inout QuoteCollector) {
+    package static func add(_ rows: [UpbitStyleTicker], to collector: inout QuoteCollector) {
         collector.listCount = rows.count
         for row in rows {
             collector.add(market: row.market, last: row.trade_price, exchangeTime: (row.trade_timestamp ?? row.timestamp)?.date)

@@ -13,22 +13,11 @@ package enum SecretChecks {
                         + "\(provider.kind.rawValue) will be skipped")
                 continue
             }
-            if let short = shortSecret(name: name, value: value, path: "fx.providers[\(index)].app_id_env") {
+            if let short = SecretScrubber.shortSecretIssue(name: name, value: value, path: "fx.providers[\(index)].app_id_env") {
                 warnings.append(short.description.replacingOccurrences(of: "warning: ", with: ""))
             }
         }
         warnings += WebhookTarget.resolve(settings.sinks.webhooks, secrets: secrets).warnings
         return warnings
-    }
-
-    /// A warning for a secret too short to be scrubbed from error texts (`SecretScrubber`): names the secret
-    /// and its length, never its value.
-    package static func shortSecret(name: String, value: String, path: String) -> ConfigIssue? {
-        guard SecretScrubber.isTooShort(value) else { return nil }
-        return ConfigIssue(
-            path: path,
-            message: "secret \(name) is only \(value.count) characters; secrets shorter than \(SecretScrubber.minimumLength) "
-                + "are not scrubbed from error texts, so an upstream echoing it could show it in logs (check the value)",
-            severity: .warning)
     }
 }

@@ -45,7 +45,7 @@ package struct DaemonWiring: Sendable {
         }
     }
 
-    package var fetcher: HTTPFetcher { HTTPFetcher(client: client, clock: clock) }
+    package var fetcher: HTTPFetcher { AsyncHTTPFetcher(client: client, clock: clock) }
 
     package func producers() -> ProducerFactory {
         let fetcher = fetcher

@@ -41,9 +41,9 @@ package enum WebhookResponseClassifier {
                 retryAfter: nil)
         }
         if (200..<300).contains(status) { return .delivered(status: status) }
-        let detail = HTTPFetcher.snippet(body)
+        let detail = HTTPAnswer.snippet(body)
         if status == 408 || status == 429 || (500..<600).contains(status) {
-            let retryAfter = HTTPFetcher.retryAfter(headers, now: now) ?? (status == 429 ? bodyRetryAfter(body) : nil)
+            let retryAfter = HTTPAnswer.retryAfter(headers, now: now) ?? (status == 429 ? bodyRetryAfter(body) : nil)
             let wait = retryAfter.map { ", retry after \(DurationText.format($0))" } ?? ""
             return .retryable(reason: "HTTP \(status)\(wait)\(detail)", retryAfter: retryAfter)
         }

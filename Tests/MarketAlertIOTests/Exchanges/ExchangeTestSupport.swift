@@ -11,7 +11,7 @@ func withExchangeServer(
 ) async throws {
     let server = try await MockHTTPServer()
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
-    let fetcher = HTTPFetcher(client: client, clock: clock)
+    let fetcher = AsyncHTTPFetcher(client: client, clock: clock)
     do {
         try await body(server, fetcher)
     } catch {

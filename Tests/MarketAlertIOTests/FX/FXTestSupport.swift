@@ -24,7 +24,7 @@ enum FXTest {
         let server = try await MockHTTPServer()
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         do {
-            let result = try await body(server, HTTPFetcher(client: client, clock: clock))
+            let result = try await body(server, AsyncHTTPFetcher(client: client, clock: clock))
             try await client.shutdown()
             await server.shutdown()
             return result

@@ -96,7 +96,7 @@ struct RateSourceTests {
         if kind == "api" { #expect(error?.message.contains("codes is required") == true) }
     }
 
-    @Test("Dunamu hand-made error object with HTTP 400 is an HTTP error that quotes the message")
+    @Test("Dunamu hand-made error object with HTTP 400 is an HTTP error; its message stays upstream, out of events")
     func dunamuHTTPError() async throws {
         let error = await #expect(throws: SourceError.self) {
             try await FXTest.withServer { server, fetcher in
@@ -105,7 +105,8 @@ struct RateSourceTests {
             }
         }
         #expect(error?.kind == .http(status: 400))
-        #expect(error?.message.contains("codes is required") == true)
+        #expect(error?.message == "HTTP 400 Bad Request")
+        #expect(error?.upstream?.contains("codes is required") == true)
     }
 
     @Test("Dunamu: a change rate that contradicts the change price is dropped, the rate kept")
@@ -162,12 +163,15 @@ struct RateSourceTests {
             }
         }
         let message = try #require(error?.message)
+        let upstream = try #require(error?.upstream)
         #expect(error?.kind == .http(status: 401))
-        #expect(message.contains("invalid_app_id"))
-        #expect(message.contains("<redacted>"))
+        // Events carry the status only; the body stays in `upstream`, scrubbed.
+        #expect(message == "HTTP 401 Unauthorized")
+        #expect(upstream.contains("invalid_app_id"))
+        #expect(upstream.contains("<redacted>"))
         // Not even a piece of it: no 6 consecutive characters of the app id.
         let pieces = (0...(appID.count - 6)).map { String(Array(appID)[$0..<($0 + 6)]) }
-        #expect(pieces.allSatisfy { !message.contains($0) }, "\(message)")
+        #expect(pieces.allSatisfy { !message.contains($0) && !upstream.contains($0) }, "\(message) \(upstream)")
         try await FXTest.withServer { server, fetcher in
             let built = source(server, fetcher)
             #expect(!"\(built)".contains(appID))

@@ -92,5 +92,5 @@ enum IPOTestKit {
 
     static let quietLogger = Logger(label: "ipo-test", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    static func fetcher(_ clock: any DaemonClock) -> HTTPFetcher { HTTPFetcher(client: .shared, clock: clock) }
+    static func fetcher(_ clock: any DaemonClock) -> HTTPFetcher { AsyncHTTPFetcher(client: .shared, clock: clock) }
 }

@@ -9,7 +9,7 @@ import Testing
 /// `BackgroundWriter` against real pipes: a caller never waits for a blocked descriptor, queued records are
 /// written in order once it drains, a failed write is retried on the writer's own thread with backoff, and a
 /// full queue refuses instead of growing.
-@Suite struct BackgroundWriterTests {
+@Suite(.timeLimit(.minutes(1))) struct BackgroundWriterTests {
     /// A pipe filled to its capacity: the next write to it blocks until someone reads.
     static func fullPipe() throws -> Pipe {
         let pipe = Pipe()
@@ -60,10 +60,9 @@ import Testing
             report: { report in
                 if case .written(let bytes) = report { reports.add(String(decoding: bytes, as: UTF8.self)) }
             })
-        let started = ContinuousClock.now
+        // Nobody reads the pipe yet: a submit that waited for it would never return.
         #expect(writer.submit(FileDescriptorWrite.line("one")) == .queued)
         #expect(writer.submit(FileDescriptorWrite.line("two")) == .queued)
-        #expect(ContinuousClock.now - started < .milliseconds(200), "submit waited for the blocked pipe")
         #expect(reports.all.withLock { $0 }.isEmpty)
 
         let filler = Int(fcntl(descriptor, 1032))
@@ -146,7 +145,7 @@ import Testing
 
 /// The publisher keeps a notification that stdout could only queue pending in the store until stdout's writer
 /// reports it written, and delays nothing meanwhile.
-@Suite struct QueuedStdoutPublisherTests {
+@Suite(.timeLimit(.minutes(1))) struct QueuedStdoutPublisherTests {
     @Test func aQueuedLineStaysPendingUntilItsWriterReportsItWritten() async throws {
         let pipe = try BackgroundWriterTests.fullPipe()
         let reports = SinkWriteReports()
@@ -157,9 +156,8 @@ import Testing
         let publisher = AlertPublisher(store: store, sinks: [sink], clock: clock, logger: Logger(label: "test"))
         let event = StdoutSinkTests().event
 
-        let started = ContinuousClock.now
+        // Nobody reads the pipe yet: a publisher that waited for stdout would never return from this.
         await publisher.publish(Publication(events: [event]))
-        #expect(ContinuousClock.now - started < .seconds(1), "the publisher waited for a blocked stdout")
         #expect(try await store.pendingEvents().map(\.id) == [event.id])
 
         try await withThrowingTaskGroup(of: Void.self) { group in

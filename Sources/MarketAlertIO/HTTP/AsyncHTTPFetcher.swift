@@ -1,0 +1,86 @@
+import AsyncHTTPClient
+import Foundation
+import MarketAlertCore
+import NIOCore
+import NIOHTTP1
+
+/// The daemon's `HTTPFetcher`: async-http-client, with the whole exchange (head and body) under one deadline.
+package struct AsyncHTTPFetcher: HTTPFetcher {
+    package let client: HTTPClient
+    package let clock: any DaemonClock
+    /// Bodies larger than this are refused (the full Binance 24hr list is about 1 MB).
+    package var maxBodyBytes = 16 * 1024 * 1024
+
+    package init(client: HTTPClient, clock: any DaemonClock) {
+        self.client = client
+        self.clock = clock
+    }
+
+    /// - Parameter explainError: given the status and body of a non-2xx answer that is not rate limiting, may
+    ///   return a more precise error (an exchange's own error envelope sent with HTTP 400/404 becomes `.api`).
+    package func get(
+        _ url: URL, source: String, headers: [(String, String)], timeout: Duration,
+        explainError: (_ status: Int, _ body: Data) -> SourceError?
+    ) async throws(SourceError) -> FetchedBody {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .GET
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "User-Agent", value: "marketalertd/\(MarketAlertVersion.current)")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response: HTTPClientResponse
+        let body: ByteBuffer
+        do {
+            // The timeout covers the whole exchange, body included (a body that drips must not hold a poller).
+            (response, body) = try await RequestDeadline.run(within: timeout) { [client, maxBodyBytes, request] in
+                let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout.seconds * 1e9)))
+                return (response, try await response.body.collect(upTo: maxBodyBytes))
+            }
+        } catch {
+            throw Self.classify(error, source: source, url: url)
+        }
+        let status = Int(response.status.code)
+        let data = Data(body.readableBytesView)
+        guard (200..<300).contains(status) else {
+            if status == 429 || status == 418 {
+                let retryAfter = HTTPAnswer.retryAfter(response.headers, now: clock.now())
+                let wait = retryAfter.map { ", retry after \(Int($0.seconds))s" } ?? ""
+                throw SourceError(
+                    source: source, kind: .rateLimited(status: status, retryAfter: retryAfter),
+                    message: "HTTP \(status) rate limited\(wait)")
+            }
+            if let explained = explainError(status, data) { throw explained }
+            // The status only: an error body may echo a credential in any encoding (it stays in `upstream`).
+            throw SourceError(
+                source: source, kind: .http(status: status), message: "HTTP \(status) \(response.status.reasonPhrase)",
+                upstream: HTTPAnswer.excerpt(data))
+        }
+        if HTTPAnswer.looksLikeHTML(data) {
+            throw SourceError(
+                source: source, kind: .decode, message: "HTTP \(status) with an HTML page instead of JSON", upstream: HTTPAnswer.excerpt(data))
+        }
+        return FetchedBody(status: status, headers: response.headers, body: data, receivedAt: clock.now())
+    }
+
+    static func classify(_ error: any Error, source: String, url: URL) -> SourceError {
+        if error is RequestDeadline.Exceeded {
+            return SourceError(source: source, kind: .timeout, message: "timed out (\(url.host ?? ""))")
+        }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout:
+                return SourceError(source: source, kind: .timeout, message: "timed out (\(url.host ?? ""))")
+            case .remoteConnectionClosed:
+                return SourceError(source: source, kind: .connection, message: "connection closed by \(url.host ?? "")")
+            default:
+                break
+            }
+        }
+        if error is NIOTooManyBytesError {
+            return SourceError(source: source, kind: .decode, message: "response body too large")
+        }
+        if error is CancellationError {
+            return SourceError(source: source, kind: .connection, message: "cancelled")
+        }
+        return SourceError(source: source, kind: .connection, message: "request failed: \(error)")
+    }
+}

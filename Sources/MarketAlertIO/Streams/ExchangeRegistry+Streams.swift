@@ -1,0 +1,20 @@
+import Foundation
+import MarketAlertCore
+
+extension ExchangeRegistry {
+    /// The stream source for a configured exchange: only with `stream` on, a `stream_url` (given, or the
+    /// default when `base_url` is not overridden) and a stream adapter. The WebSocket transport speaks the
+    /// exchange folder's protocol description.
+    package func makeStreamSource(_ settings: ExchangeSettings, context: StreamContext) -> (any StreamSource)? {
+        guard settings.streamEnabled, let url = settings.streamURL, let stream = descriptors[settings.id]?.stream else { return nil }
+        return Self.webSocketSource(stream, url: url, settings: settings, context: context)
+    }
+
+    private static func webSocketSource<P: ExchangeStreamProtocol>(
+        _ protocolDescription: P, url: URL, settings: ExchangeSettings, context: StreamContext
+    ) -> any StreamSource {
+        WebSocketStreamSource(
+            protocol: protocolDescription, url: url, staleAfter: settings.staleAfter, clock: context.clock,
+            counters: context.counters(settings.id), logger: context.logger)
+    }
+}
