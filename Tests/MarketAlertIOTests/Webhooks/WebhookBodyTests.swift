@@ -140,6 +140,25 @@ struct WebhookBodyTests {
         #expect(short.hasSuffix("\n") == false && short.contains("a &lt;b&gt; &amp; c\n"))
     }
 
+    @Test(
+        "slack: a scalar that joins <, > or & into one grapheme does not carry it past the escaping",
+        arguments: ["\u{301}", "\u{20DD}", "\u{200D}", "\u{FE0F}", "\u{600}", "\u{1F3FD}"])
+    func slackEscapesOverScalars(joiner: String) throws {
+        for special in ["<", ">", "&"] {
+            let summary = "x \(joiner)\(special)\(joiner) <!channel\(joiner)>"
+            let text = try Self.chatText(SampleEvents.premium(summary: summary), format: .slack)
+            #expect(!text.unicodeScalars.contains("<") && !text.unicodeScalars.contains(">"), "\(Array(text.unicodeScalars))")
+            // Every & left is the start of one of the three entities.
+            let ampersands = text.unicodeScalars.indices.filter { text.unicodeScalars[$0] == "&" }
+            // (Compared over scalars: String's own comparisons are by grapheme and would see "&amp;" + U+0301 as no "&amp;".)
+            #expect(ampersands.allSatisfy { index in
+                let rest = text.unicodeScalars[index...]
+                return ["&amp;", "&lt;", "&gt;"].contains { rest.starts(with: $0.unicodeScalars) }
+            })
+            #expect(text.unicodeScalars.split(separator: "&").contains { $0.starts(with: "lt;!channel".unicodeScalars) })
+        }
+    }
+
     @Test("telegram without chat_id is an error, not a body")
     func telegramNeedsChatID() {
         #expect(throws: WebhookBody.RenderError.missingChatID) {
