@@ -35,8 +35,9 @@ let package = Package(
         ),
 
         // The layers, bottom up; a target sees only those below it (the compiler holds the layering):
-        //   MarketAlertCore → MarketAlertKit → MarketAlertExchanges → MarketAlertConfigReader → MarketAlertIO
-        //   → marketalertd.
+        //   MarketAlertCore (pure) → MarketAlertKit → MarketAlertExchanges → MarketAlertConfigReader
+        //   → MarketAlertStorage → MarketAlertDelivery → MarketAlertEngineLoop → MarketAlertOperations
+        //   → MarketAlertIO (the daemon's wiring) → marketalertd (the executable).
 
         // Base kit: the injected clock and its deadlines, queues, blocking work off the pool, the lifecycle
         // observer, the bounded background writer, source errors, secrets and their scrubbing. No networking.
@@ -69,14 +70,75 @@ let package = Package(
             ]
         ),
 
-        // Everything above: the HTTP client and WebSocket transport, the engine loop and producers, sinks,
-        // the durable outbox, the state stores (SQLite, PostgreSQL), HA, the HTTP API and metrics, libsystemd,
-        // and the daemon's wiring. To be split further (storage, delivery, HA, operations, daemon).
+        // The state stores: the store protocols (alerts and notifications, the durable outbox's queue,
+        // silences, history) with their two backends, SQLite (GRDB) and PostgreSQL (postgres-nio, every write
+        // fenced by the leader lease), the lease's queries, and HA's shared vocabulary (role, leadership events).
+        .target(
+            name: "MarketAlertStorage",
+            dependencies: [
+                "MarketAlertCore", "MarketAlertKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // Delivery: the one publish path (commit → fan-out → clear), the sinks (stdout, the journal through
+        // libsystemd, the log handlers) and the durable outbox with its delivery targets (webhooks).
+        .target(
+            name: "MarketAlertDelivery",
+            dependencies: [
+                "MarketAlertCore", "MarketAlertKit", "MarketAlertExchanges", "MarketAlertStorage", "CSystemd",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // The engine's shell: the inbox, the loop that performs the pure engine's actions on an injected
+        // clock, and the stream-quote decision site (`EngineCore`).
+        .target(
+            name: "MarketAlertEngineLoop",
+            dependencies: [
+                "MarketAlertCore", "MarketAlertKit", "MarketAlertExchanges", "MarketAlertStorage", "MarketAlertDelivery",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Operations: the HTTP server (status page, JSON API, /metrics), the metrics registry, the history
+        // chart, and the CLI's API client.
+        .target(
+            name: "MarketAlertOperations",
+            dependencies: [
+                "MarketAlertCore", "MarketAlertKit", "MarketAlertExchanges", "MarketAlertConfigReader", "MarketAlertStorage",
+                "MarketAlertDelivery", "MarketAlertEngineLoop",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]
+        ),
+
+        // The daemon's wiring, the top layer: the producers and their supervisor, the HTTP client and the
+        // WebSocket transport (on the data path's event loop), HA membership and takeover, config reload,
+        // `once` and `history`. It re-exports the layers below for the executable, the bench and the tests.
         .target(
             name: "MarketAlertIO",
             dependencies: [
-                "MarketAlertCore", "MarketAlertKit", "MarketAlertExchanges", "MarketAlertConfigReader",
-                "CSystemd",
+                "MarketAlertCore", "MarketAlertKit", "MarketAlertExchanges", "MarketAlertConfigReader", "MarketAlertStorage",
+                "MarketAlertDelivery", "MarketAlertEngineLoop", "MarketAlertOperations", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,6 +1,10 @@
-// The lower layers, re-exported while this target still holds every layer above them (storage, delivery, HA,
-// operations and the daemon's wiring): a file here, a test or the executable that imports MarketAlertIO sees
-// them too. The lower layers themselves cannot see this target; Package.swift draws the layers.
+// The layers below, re-exported for the executable, the bench and the tests, which import only this target.
+// The lower layers themselves cannot see this target or each other's upper neighbours; Package.swift draws
+// the layers.
 @_exported import MarketAlertConfigReader
+@_exported import MarketAlertDelivery
+@_exported import MarketAlertEngineLoop
 @_exported import MarketAlertExchanges
 @_exported import MarketAlertKit
+@_exported import MarketAlertOperations
+@_exported import MarketAlertStorage

@@ -74,7 +74,7 @@ import Testing
         #expect(digests.map(\.key) == ["digest/2026-11-23"])
         let row = try #require(digests.first?.digest?.premium.first)
         #expect(abs(row.minPct - 0.02) < 1e-9 && abs(row.maxPct - 0.12) < 1e-9 && row.notifications == 1)
-        #expect(try SchemaValidator.validateAlertEvents(events.map { try $0.jsonLine() }) == [])
+        #expect(try await SchemaValidator.validateAlertEvents(events.map { try $0.jsonLine() }) == [])
         let store = try SQLiteStore(directory: dir)
         let stored = try await store.samples(rule: "global", asset: "BTC", since: Self.start, until: Self.start + 60)
         #expect(stored.count >= 20, "\(stored.count) samples")

@@ -33,7 +33,7 @@ import Testing
         #expect(written[0].contains(#""price":95123.45"#))
         let decoded = try AlertEvent.makeDecoder().decode(AlertEvent.self, from: Data(written[0].utf8))
         #expect(decoded == event)
-        #expect(try SchemaValidator.validateAlertEvents(written) == [])
+        #expect(try await SchemaValidator.validateAlertEvents(written) == [])
     }
 
     @Test func textLinesShowTheTimeInEveryDisplayZone() async {

@@ -1,0 +1,325 @@
+import MarketAlertKit
+import MarketAlertExchanges
+import MarketAlertConfigReader
+import MarketAlertStorage
+import MarketAlertDelivery
+import MarketAlertEngineLoop
+import Foundation
+import MarketAlertCore
+
+/// The status page `/`: one server-rendered HTML document with its own small stylesheet, no external
+/// assets and no JavaScript (it refreshes itself every 15 s). Tables turn into stacked cards on narrow
+/// screens. Rows carry `data-*` attributes (keys, states) so tests can read the rendered DOM.
+package enum StatusPage {
+    package static func render(
+        _ view: EngineStatus, silences: [Silence], displayTimeZones: [String], version: String, startedAt: Date, listen: String?,
+        sparklines: [String: String] = [:]
+    ) -> String {
+        let zones = displayTimeZones.compactMap(TimeZone.init(identifier:))
+        let clock = PageClock(now: view.at, zones: zones.isEmpty ? [.gmt] : zones)
+        let html = HTMLBuffer()
+        html.raw("""
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="refresh" content="15">
+            <title>marketalertd</title>
+            <style>\(style)</style>
+            </head><body>
+            """)
+        header(html, view, version: version, startedAt: startedAt, listen: listen, clock: clock)
+        html.raw("<main>")
+        premium(html, view.premium, sparklines: sparklines)
+        alerts(html, view.alerts, clock: clock)
+        silenceSection(html, silences, now: view.at, clock: clock)
+        sources(html, view.sources, clock: clock)
+        fx(html, view.fx, clock: clock)
+        ipo(html, view.ipo, clock: clock)
+        html.raw("</main><footer>Times in \(HTML.escape(clock.zones.map(\.identifier).joined(separator: ", "))) · JSON: ")
+        html.raw(#"<a href="/api/v1/status">status</a> · <a href="/api/v1/alerts">alerts</a> · <a href="/api/v1/silences">silences</a> · <a href="/metrics">metrics</a></footer>"#)
+        html.raw("</body></html>\n")
+        return html.text
+    }
+
+    private static func header(_ html: HTMLBuffer, _ view: EngineStatus, version: String, startedAt: Date, listen: String?, clock: PageClock) {
+        let state = view.settled ? "ready" : "waiting"
+        html.raw("<header><h1>marketalertd</h1>")
+        html.raw("<p id=\"state\" class=\"badge \(state)\" data-ready=\"\(view.settled)\">\(state)</p>")
+        html.raw("<p id=\"status-line\">").text(view.statusLine).raw("</p>")
+        html.raw("<p class=\"meta\">version ").text(version).raw(" · started ").text(clock.instant(startedAt))
+        html.raw(" · as of ").text(clock.instant(view.at))
+        if let listen { html.raw(" · ").text(listen) }
+        html.raw("</p></header>")
+    }
+
+    private static func premium(_ html: HTMLBuffer, _ rows: [PremiumStatus], sparklines: [String: String]) {
+        html.section("premium", "Premiums", count: rows.count)
+        guard !rows.isEmpty else { return html.empty("No premium rules configured.") }
+        html.table(["Rule", "Asset", "Premium", "Last 24 h", "High", "Low", "Level"])
+        for row in rows {
+            let state = row.firingSeverity.map { "firing-\($0.rawValue)" } ?? (row.pending ? "pending" : "ok")
+            html.raw("<tr data-key=\"\(HTML.escape(PremiumEvents.key(rule: row.rule, asset: row.asset)))\" data-state=\"\(state)\" class=\"\(state)\">")
+            html.cell("Rule", row.rule).cell("Asset", row.asset)
+            if let observation = row.observation {
+                html.cell("Premium", NumberText.percent(observation.pct) + "%", numeric: true)
+                sparkline(html, sparklines[PremiumEvents.key(rule: row.rule, asset: row.asset)])
+                html.cell("High", side(observation.high)).cell("Low", side(observation.low))
+            } else {
+                html.cell("Premium", "–", numeric: true)
+                sparkline(html, sparklines[PremiumEvents.key(rule: row.rule, asset: row.asset)])
+                html.cell("High", "–").cell("Low", "–")
+            }
+            let level = row.firingSeverity.map { "\($0.rawValue) (≥ \(NumberText.threshold(row.levels[row.firingLevel ?? 0].pct))%)" }
+                ?? (row.pending ? "pending" : "–")
+            html.cell("Level", level)
+            html.raw("</tr>")
+        }
+        html.endTable()
+    }
+
+    /// The 24 h sparkline cell (inline SVG from `HistoryChart`), or a dash without history.
+    private static func sparkline(_ html: HTMLBuffer, _ svg: String?) {
+        guard let svg, !svg.isEmpty else { html.cell("Last 24 h", "–"); return }
+        html.raw("<td data-label=\"Last 24 h\" class=\"spark\">\(svg)</td>")
+    }
+
+    private static func side(_ priced: PricedQuote) -> String {
+        "\(priced.quote.exchange.rawValue) \(NumberText.price(priced.price.exact)) \(priced.quote.quote)"
+    }
+
+    private static func alerts(_ html: HTMLBuffer, _ alerts: [FiringAlert], clock: PageClock) {
+        html.section("alerts", "Active alerts", count: alerts.count)
+        guard !alerts.isEmpty else { return html.empty("Nothing is firing.") }
+        html.table(["Key", "Severity", "Since", "Last notified", "Silenced by", "Summary"])
+        for alert in alerts {
+            html.raw("<tr data-key=\"\(HTML.escape(alert.key))\" data-severity=\"\(alert.severity.rawValue)\" class=\"firing-\(alert.severity.rawValue)\">")
+            html.cell("Key", alert.key).cell("Severity", alert.severity.rawValue)
+            html.cell("Since", alert.since.map(clock.instant) ?? "–").cell("Last notified", alert.lastNotifiedAt.map(clock.instant) ?? "never")
+            html.cell("Silenced by", alert.silencedBy ?? "–").cell("Summary", alert.event?.summary ?? "–")
+            html.raw("</tr>")
+        }
+        html.endTable()
+    }
+
+    private static func silenceSection(_ html: HTMLBuffer, _ silences: [Silence], now: Date, clock: PageClock) {
+        let open = silences.filter { $0.endsAt > now }
+        html.section("silences", "Silences", count: open.count)
+        guard !open.isEmpty else { return html.empty("No active or pending silences.") }
+        html.table(["Id", "Matchers", "State", "Starts", "Ends", "Comment", "By"])
+        for silence in open.prefix(shownSilences) {
+            let state = silence.isActive(at: now) ? "active" : "pending"
+            html.raw("<tr data-silence=\"\(HTML.escape(silence.id))\" data-state=\"\(state)\">")
+            html.cell("Id", silence.id).cell("Matchers", matchers(silence.matchers)).cell("State", state)
+            html.cell("Starts", clock.instant(silence.startsAt)).cell("Ends", clock.instant(silence.endsAt))
+            html.cell("Comment", silence.comment).cell("By", silence.createdBy)
+            html.raw("</tr>")
+        }
+        html.raw("</tbody></table>")
+        if open.count > shownSilences {
+            html.raw("<p class=\"empty\" id=\"silences-more\">").text("and \(open.count - shownSilences) more: ")
+            html.raw(#"<a href="/api/v1/silences">/api/v1/silences</a></p>"#)
+        }
+        html.raw("</section>")
+    }
+
+    /// The most silences the page lists (the API pages through all of them).
+    package static let shownSilences = 100
+
+    package static func matchers(_ matchers: SilenceMatchers) -> String {
+        var parts = ["key=\(matchers.key)"]
+        if let kind = matchers.kind { parts.append("kind=\(kind.rawValue)") }
+        if let rule = matchers.rule { parts.append("rule=\(rule)") }
+        if let asset = matchers.asset { parts.append("asset=\(asset)") }
+        if let severity = matchers.severity { parts.append("severity=\(severity.rawValue)") }
+        return parts.joined(separator: " ")
+    }
+
+    private static func sources(_ html: HTMLBuffer, _ sources: [SourceStatus], clock: PageClock) {
+        html.section("sources", "Sources", count: sources.count)
+        guard !sources.isEmpty else { return html.empty("No sources configured.") }
+        html.table(["Source", "Kind", "Health", "Transport", "Last success", "Last error", "Failures"])
+        for source in sources {
+            let health = source.awaited ? "waiting" : source.firing ? "alerting" : source.up ? "up" : source.heard ? "down" : "idle"
+            html.raw("<tr data-source=\"\(HTML.escape(source.name))\" data-health=\"\(health)\" class=\"health-\(health)\">")
+            html.cell("Source", source.name).cell("Kind", source.kind.rawValue).cell("Health", health)
+            let transport = source.streamConfigured && !source.streamConnected ? "rest (stream down)" : source.transport
+            html.cell("Transport", transport)
+            html.cell("Last success", source.lastSuccess.map { clock.age($0) } ?? "never")
+            html.cell("Last error", source.lastError ?? "–").cell("Failures", "\(source.consecutiveFailures)", numeric: true)
+            html.raw("</tr>")
+        }
+        html.endTable()
+    }
+
+    private static func fx(_ html: HTMLBuffer, _ rates: [FXRate], clock: PageClock) {
+        html.section("fx", "FX rates", count: rates.count)
+        guard !rates.isEmpty else { return html.empty("No FX rate in use.") }
+        html.table(["Pair", "Rate", "Provider", "Quoted", "Age"])
+        for rate in rates {
+            html.raw("<tr data-pair=\"\(HTML.escape(rate.pair))\" data-provider=\"\(HTML.escape(rate.provider))\">")
+            html.cell("Pair", rate.pair).cell("Rate", NumberText.price(rate.rate.exact), numeric: true).cell("Provider", rate.provider)
+            html.cell("Quoted", clock.instant(rate.at)).cell("Age", clock.duration(clock.now.timeIntervalSince(rate.at)))
+            html.raw("</tr>")
+        }
+        html.endTable()
+    }
+
+    private static func ipo(_ html: HTMLBuffer, _ rows: [IPOOfferingStatus], clock: PageClock) {
+        html.section("ipo", "IPO subscription windows", count: rows.count)
+        guard !rows.isEmpty else { return html.empty("No open or upcoming subscription window.") }
+        html.table(["Code", "Name", "State", "Window", "Opens", "Lottery", "Price"])
+        for row in rows {
+            html.raw("<tr data-ipo=\"\(HTML.escape(row.key))\" data-state=\"\(row.state.rawValue)\" class=\"ipo-\(row.state.rawValue)\">")
+            html.cell("Code", row.code).cell("Name", row.name + (row.market.map { " (\($0))" } ?? "")).cell("State", row.state.rawValue.replacingOccurrences(of: "_", with: " "))
+            let window = "\(row.subscriptionStart?.iso ?? "?") – \(row.subscriptionEnd?.iso ?? "?") (\(row.timeZone))"
+            html.cell("Window", window)
+            let calendar = MarketCalendar(timeZoneIdentifier: row.timeZone)
+            let opens = row.subscriptionStart.flatMap { day in calendar?.startOfDay(day) }
+            html.cell("Opens", opens.map(clock.instant) ?? "–")
+            html.cell("Lottery", row.lotteryDate?.iso ?? "–")
+            let price = row.price.map { NumberText.price($0) + " " + row.currency + (row.priceIsProvisional ? " (provisional)" : "") } ?? "–"
+            html.cell("Price", price, numeric: true)
+            html.raw("</tr>")
+        }
+        html.endTable()
+    }
+
+    package static let style = """
+        :root{color-scheme:light dark;--fg:#1b1f24;--muted:#5b6570;--bg:#fff;--line:#d8dee4;--head:#f3f5f7;\
+        --notice:#0b62c4;--warning:#b35c00;--critical:#c01d1d;--ok:#1a7f37}
+        @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9aa5b1;--bg:#0d1117;--line:#30363d;--head:#161b22}}
+        *{box-sizing:border-box}
+        body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK TC",sans-serif;color:var(--fg);background:var(--bg)}
+        header,main,footer{max-width:1240px;margin:0 auto;padding:12px 20px}
+        header{display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 14px;border-bottom:1px solid var(--line)}
+        h1{font-size:20px;margin:0}
+        h2{font-size:16px;margin:22px 0 8px}
+        h2 .count{color:var(--muted);font-weight:normal}
+        #status-line{margin:0;flex:1 1 420px;overflow-wrap:anywhere}
+        .meta,footer{color:var(--muted);font-size:12px;margin:0;flex-basis:100%;overflow-wrap:anywhere}
+        .badge{margin:0;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;background:var(--muted)}
+        .badge.ready{background:var(--ok)}
+        table{width:100%;border-collapse:collapse}
+        th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
+        th{background:var(--head);font-weight:600;white-space:nowrap}
+        td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+        td.spark svg{display:block;max-width:100%;height:auto;color:#1565c0}
+        tr.firing-notice td:first-child{box-shadow:inset 3px 0 var(--notice)}
+        tr.firing-warning td:first-child{box-shadow:inset 3px 0 var(--warning)}
+        tr.firing-critical td:first-child{box-shadow:inset 3px 0 var(--critical)}
+        tr.firing-warning,tr.firing-critical{font-weight:600}
+        tr.health-down td,tr.health-alerting td{color:var(--critical)}
+        tr.health-waiting td,tr.health-idle td{color:var(--muted)}
+        .empty{color:var(--muted);margin:4px 0}
+        a{color:inherit}
+        @media (max-width:720px){
+        header,main,footer{padding:10px 12px}
+        table,thead,tbody,tr,th,td{display:block}
+        thead{position:absolute;left:-9999px}
+        tr{border:1px solid var(--line);border-radius:6px;margin:0 0 10px;padding:4px 0}
+        td{border:0;padding:2px 10px 2px 36%;position:relative;min-height:22px;overflow-wrap:anywhere}
+        td::before{content:attr(data-label);position:absolute;left:10px;width:32%;color:var(--muted);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+        td.num{text-align:left;white-space:normal}
+        tr.firing-notice,tr.firing-warning,tr.firing-critical{border-left-width:4px}
+        tr.firing-notice{border-left-color:var(--notice)}tr.firing-warning{border-left-color:var(--warning)}tr.firing-critical{border-left-color:var(--critical)}
+        tr td:first-child{box-shadow:none!important}
+        }
+        """
+}
+
+/// Times on the page: instants in every display zone, ages relative to the page's own time.
+package struct PageClock {
+    package let now: Date
+    package let zones: [TimeZone]
+
+    /// `2026-03-10 11:00 UTC / 20:00 Asia/Seoul` (the date again only when it differs from the first zone's).
+    package func instant(_ date: Date) -> String {
+        var parts: [String] = []
+        var firstDay: String?
+        for zone in zones {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+            let day = String(format: "%04d-%02d-%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0)
+            let time = String(format: "%02d:%02d:%02d", c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+            let name = zone.identifier == "GMT" ? "UTC" : zone.identifier
+            if firstDay == nil || firstDay != day { parts.append("\(day) \(time) \(name)") } else { parts.append("\(time) \(name)") }
+            if firstDay == nil { firstDay = day }
+        }
+        return parts.joined(separator: " / ")
+    }
+
+    package func age(_ date: Date) -> String { duration(now.timeIntervalSince(date)) + " ago" }
+
+    /// `42s`, `5m 03s`, `2h 10m`, `3d 4h`.
+    package func duration(_ seconds: TimeInterval) -> String {
+        let s = max(0, Int(seconds.rounded()))
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return "\(s / 60)m \(String(format: "%02d", s % 60))s" }
+        if s < 86_400 { return "\(s / 3600)h \(String(format: "%02d", (s % 3600) / 60))m" }
+        return "\(s / 86_400)d \((s % 86_400) / 3600)h"
+    }
+}
+
+/// Builds the page's HTML (one per render, never shared); every text goes through `HTML.escape`.
+package final class HTMLBuffer {
+    private(set) var text = ""
+
+    package init() { text.reserveCapacity(32 * 1024) }
+
+    @discardableResult
+    package func raw(_ html: String) -> HTMLBuffer {
+        text += html
+        return self
+    }
+
+    @discardableResult
+    package func text(_ value: String) -> HTMLBuffer {
+        text += HTML.escape(value)
+        return self
+    }
+
+    package func section(_ id: String, _ title: String, count: Int) {
+        text += "<section id=\"\(id)\"><h2>\(HTML.escape(title)) <span class=\"count\">(\(count))</span></h2>"
+    }
+
+    package func empty(_ message: String) {
+        text += "<p class=\"empty\">\(HTML.escape(message))</p></section>"
+    }
+
+    package func table(_ headers: [String]) {
+        text += "<table><thead><tr>" + headers.map { "<th scope=\"col\">\(HTML.escape($0))</th>" }.joined() + "</tr></thead><tbody>"
+    }
+
+    package func endTable() { text += "</tbody></table></section>" }
+
+    @discardableResult
+    package func cell(_ label: String, _ value: String, numeric: Bool = false) -> HTMLBuffer {
+        text += "<td data-label=\"\(HTML.escape(label))\"\(numeric ? " class=\"num\"" : "")>\(HTML.escape(value))</td>"
+        return self
+    }
+}
+
+/// HTML text escaping, for text and attribute values alike (and SVG/XML, which need a subset).
+///
+/// It works on Unicode scalars, never on `Character`s: a grapheme cluster can join a special character to
+/// a neighbour (U+0600 ARABIC NUMBER SIGN before `<`, U+0301 COMBINING ACUTE after `>` or `"`), and a
+/// `Character` comparison then misses it while the browser's parser, which reads code points, still sees
+/// the `<`. NUL (which the HTML parser replaces or drops) is written as U+FFFD.
+package enum HTML {
+    package static func escape(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
+            case "'": out.append(contentsOf: "&#39;".unicodeScalars)
+            case "\u{0}": out.append("\u{FFFD}")
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+}
