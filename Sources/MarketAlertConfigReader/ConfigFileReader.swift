@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertExchanges
 import Foundation
 import MarketAlertCore
+import MarketAlertExchanges
+import MarketAlertKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

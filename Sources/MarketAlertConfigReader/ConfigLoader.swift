@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertExchanges
 import Foundation
 import MarketAlertCore
+import MarketAlertExchanges
+import MarketAlertKit
 import Yams
 
 /// Reads `marketalertd.yaml` with Yams into the strict schema of `Settings`.

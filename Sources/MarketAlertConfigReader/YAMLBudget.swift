@@ -1,8 +1,8 @@
-import MarketAlertKit
-import MarketAlertExchanges
 import CYaml
 import Foundation
 import MarketAlertCore
+import MarketAlertExchanges
+import MarketAlertKit
 
 /// Bounds on what a config file may expand to, checked on libyaml's event stream before Yams builds a tree.
 ///

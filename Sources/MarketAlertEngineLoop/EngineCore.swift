@@ -1,9 +1,9 @@
-import MarketAlertKit
-import MarketAlertExchanges
-import MarketAlertStorage
-import MarketAlertDelivery
 import Foundation
 import MarketAlertCore
+import MarketAlertDelivery
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 import Synchronization
 
 /// The alert engine behind a lock, with what it decided and the loop has not yet carried out, in decision

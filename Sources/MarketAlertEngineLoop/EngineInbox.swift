@@ -1,8 +1,8 @@
-import MarketAlertKit
-import MarketAlertExchanges
-import MarketAlertStorage
-import MarketAlertDelivery
 import MarketAlertCore
+import MarketAlertDelivery
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 import Synchronization
 
 /// The one way into the alert engine. Producers hold a copy and `send` (or `post` stream quotes); only

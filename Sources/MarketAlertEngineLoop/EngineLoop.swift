@@ -1,10 +1,10 @@
-import MarketAlertKit
-import MarketAlertExchanges
-import MarketAlertStorage
-import MarketAlertDelivery
 import Foundation
 import Logging
 import MarketAlertCore
+import MarketAlertDelivery
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 
 /// The thin shell around the pure `AlertEngine`: reads the inbox, has the engine decide each input
 /// (`EngineCore`), performs every decision in order (publish, status, log), and sleeps until the next event

@@ -1,9 +1,9 @@
-import MarketAlertKit
-import MarketAlertExchanges
-import MarketAlertStorage
-import MarketAlertDelivery
 import Foundation
 import MarketAlertCore
+import MarketAlertDelivery
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 
 /// Watches the engine loop from outside, without slowing it: liveness for `/healthz` and counts for
 /// `/metrics`. Called on the loop's own executor, so an implementation must return at once (atomics, a

@@ -1,8 +1,8 @@
-import MarketAlertKit
-import MarketAlertExchanges
-import MarketAlertStorage
-import MarketAlertDelivery
 import MarketAlertCore
+import MarketAlertDelivery
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 import Synchronization
 
 /// Latest stream quote per exchange and market (by its id on the exchange), waiting for the engine loop. `put` reports whether the

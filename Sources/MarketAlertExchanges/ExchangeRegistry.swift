@@ -1,7 +1,7 @@
-import MarketAlertKit
 import Foundation
 import Logging
 import MarketAlertCore
+import MarketAlertKit
 
 /// Everything the daemon knows of one exchange, in one value: its catalog entry (defaults and limits for the
 /// config reader), how it spells a market, and how to build its sources. Each exchange's folder defines its

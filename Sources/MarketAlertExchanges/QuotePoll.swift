@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 import Synchronization
 
 /// One poll of an exchange: the quotes, and how many watched rows carried a price that was sent but could

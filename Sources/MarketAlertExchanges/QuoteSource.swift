@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// One exchange's public ticker API. Each `fetchQuotes` call makes one bulk request that serves every
 /// watched pair, and returns only the watched pairs it found (normalized; prices validated).

@@ -3,11 +3,9 @@ import Synchronization
 /// An unbounded queue with one consumer, for the data path's per-frame hops (a connection's reports to its
 /// stream driver, the producers' inputs to the engine loop).
 ///
-/// Why not `AsyncStream`: its storage is a generic class of the standard library that the compiler cannot
-/// specialize for our element types, so every `yield` and `next` looked up generic metadata at run time —
-/// a profile of the streaming daemon put more of its CPU there than in decoding frames. This one is
-/// compiled with the module, for the concrete element, and allocates nothing per element once the buffer
-/// has grown.
+/// Not `AsyncStream`: this queue is compiled with the module for the concrete element (no generic metadata
+/// look-up per `yield` or `next`) and allocates nothing per element once its buffer has grown
+/// (docs/design-history.md says why that matters).
 ///
 /// Semantics follow `AsyncStream` with `.unbounded` buffering: `yield` never waits; `finish` lets the
 /// consumer drain what is queued and then end; a consumer cancelled while waiting (or already cancelled

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Where alert state and notifications in flight live: SQLite in `state_dir` (`SQLiteStore`), an in-memory
 /// fake in tests, PostgreSQL under HA. Every call is async so no backend ever blocks the cooperative pool.

@@ -1,5 +1,5 @@
-import MarketAlertKit
 import Foundation
+import MarketAlertKit
 import Synchronization
 
 /// What this instance is in its group, as status, `/readyz`, `STATUS=` and metrics tell it: `single` (no

@@ -1,5 +1,5 @@
-import MarketAlertKit
 import Foundation
+import MarketAlertKit
 
 /// The min and max pct of one bucket of a sparkline (bucket `index` of `count` over the period).
 package struct HistoryBucket: Sendable, Equatable {

@@ -1,7 +1,7 @@
-import MarketAlertKit
 import Foundation
 import Logging
 import MarketAlertCore
+import MarketAlertKit
 import Synchronization
 
 /// Reads premium history (written by `AlertStore.commit` with the publication that closed the slots):

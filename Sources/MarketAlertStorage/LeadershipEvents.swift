@@ -1,5 +1,5 @@
-import MarketAlertKit
 import Foundation
+import MarketAlertKit
 
 /// What the rest of the daemon tells the lease keeper about this instance's leadership. Each one asks it to
 /// step down when it still leads with that epoch; an event about an older epoch is ignored.

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import Logging
+import MarketAlertKit
 import PostgresNIO
 
 /// Versioned schema of the HA database. Each migration runs once, in order, recorded in `schema_migrations`;

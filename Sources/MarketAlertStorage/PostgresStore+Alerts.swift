@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 import PostgresNIO
 
 /// Alert state and pending notifications, as `SQLiteStore+Alerts`; every write is fenced by the lease.

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 import PostgresNIO
 
 /// Premium history in PostgreSQL, as `SQLiteStore+History`: `premium_history(rule, asset, at, min_pct,

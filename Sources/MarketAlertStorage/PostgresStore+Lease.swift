@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import Logging
+import MarketAlertKit
 import PostgresNIO
 
 /// The leader lease: one row of `ha_lease` (`name = 'leader'`). Expiry is judged by the database's clock

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 import PostgresNIO
 
 /// Silences, as `SQLiteStore+Silences`. Reading needs no lease (a standby lists them too); the purge of

@@ -1,5 +1,5 @@
-import MarketAlertKit
 import Foundation
+import MarketAlertKit
 import PostgresNIO
 
 /// The webhook outbox, as `SQLiteStore+WebhookQueue`; every write is fenced by the lease, and a delivery is

@@ -1,7 +1,7 @@
-import MarketAlertKit
 import Foundation
 import Logging
 import MarketAlertCore
+import MarketAlertKit
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization

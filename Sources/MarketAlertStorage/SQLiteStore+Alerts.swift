@@ -1,7 +1,7 @@
-import MarketAlertKit
 import Foundation
 import GRDB
 import MarketAlertCore
+import MarketAlertKit
 
 extension SQLiteStore: AlertStore {
     package func loadStates(kind: String) async throws -> [String: Data] {

@@ -1,7 +1,7 @@
-import MarketAlertKit
 import Foundation
 import GRDB
 import MarketAlertCore
+import MarketAlertKit
 
 /// Premium history in SQLite: `premium_history(rule, asset, at, min_pct, max_pct, last_pct, notifications)`,
 /// one row per rule, asset and slot (`at` = the slot's start, Unix seconds UTC), primary key (rule, asset, at).

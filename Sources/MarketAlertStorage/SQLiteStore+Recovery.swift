@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import GRDB
+import MarketAlertKit
 
 /// Opening the state database when it is damaged: the daemon must keep working and nothing may be silently
 /// forgotten, so a corrupt or empty (0-byte) `state.sqlite` is kept aside under a timestamped name, a fresh one

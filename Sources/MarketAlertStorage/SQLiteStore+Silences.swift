@@ -1,7 +1,7 @@
-import MarketAlertKit
 import Foundation
 import GRDB
 import MarketAlertCore
+import MarketAlertKit
 
 /// Silences in the `silence` table (migration `v4-silences`): matchers as JSON, times as Unix seconds.
 extension SQLiteStore: SilenceStore {

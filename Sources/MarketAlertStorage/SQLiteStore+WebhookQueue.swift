@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import GRDB
+import MarketAlertKit
 
 extension WebhookOutboxRow {
     package init(row: Row) {

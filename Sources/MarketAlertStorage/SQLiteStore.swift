@@ -1,7 +1,7 @@
-import MarketAlertKit
 import Foundation
 import GRDB
 import MarketAlertCore
+import MarketAlertKit
 
 /// The daemon's durable state in SQLite (WAL): alert state per key, notifications in flight and the webhook
 /// outbox (`AlertStore`, `WebhookQueueStore`). Every access goes through GRDB's async API, which runs it on

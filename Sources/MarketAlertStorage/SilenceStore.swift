@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Where silences live: the `silence` table of the SQLite store (a fake in tests, PostgreSQL under HA).
 /// Ended silences are kept `Silence.retention` (a week) for the record, then purged.

@@ -1,5 +1,5 @@
-import MarketAlertKit
 import Foundation
+import MarketAlertKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

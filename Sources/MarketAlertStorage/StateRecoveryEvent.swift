@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// The `source/state` notification of a damaged state store that was kept aside.
 package enum StateRecoveryEvent {

@@ -1,5 +1,5 @@
-import MarketAlertKit
 import Foundation
+import MarketAlertKit
 
 /// One queued webhook notification (a row of `webhook_outbox`).
 package struct WebhookOutboxRow: Sendable, Equatable {

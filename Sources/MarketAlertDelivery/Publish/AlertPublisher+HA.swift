@@ -1,8 +1,8 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import Logging
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// The publisher in an HA group. A standby decides like a leader but publishes nothing: no commit, no sink,
 /// no pending redelivery. A leader delivers only what a fenced commit saved: when the commit fails (the

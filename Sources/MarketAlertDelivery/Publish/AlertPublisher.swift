@@ -1,8 +1,8 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import Logging
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// The one path from a decision to the sinks, for every kind of alert: commit (states, deletions and the
 /// notifications they caused, in one transaction) → fan-out to the sinks → clear. Notifications a crashed

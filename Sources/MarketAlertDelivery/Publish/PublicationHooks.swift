@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// What else happens on the one publish path, besides commit and fan-out: metrics count notifications, the
 /// silence store records which silence ends were handled.

@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// Events a sink failed to take, waiting for a retry of that sink. Bounded: past `capacity` the oldest
 /// entry is given up (and returned, so the caller can say so).

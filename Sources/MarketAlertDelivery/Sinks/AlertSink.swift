@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// A destination for alert events (stdout, the journal, the webhook outbox).
 ///

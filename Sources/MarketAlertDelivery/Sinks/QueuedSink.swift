@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// A sink that hands events to its own writer instead of writing them inline (stdout): `submit` returns at
 /// once, and when the destination could not take the event without blocking, the writer's thread writes it

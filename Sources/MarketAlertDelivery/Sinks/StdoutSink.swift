@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// One readable line per event: `2026-03-10 02:47:00 UTC | 11:47 Asia/Seoul | WARNING premium/global/BTC firing: …`.
 package enum TextAlertFormatter {

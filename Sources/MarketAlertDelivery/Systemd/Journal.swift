@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertStorage
 import CSystemd
 import Foundation
+import MarketAlertKit
+import MarketAlertStorage
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,6 @@
+import Logging
 import MarketAlertKit
 import MarketAlertStorage
-import Logging
 
 /// A swift-log handler writing native journal entries:
 /// `MESSAGE`, `PRIORITY` (from the level), `SYSLOG_IDENTIFIER`, `CODE_FILE`, `CODE_LINE`, `CODE_FUNC`,

@@ -1,8 +1,8 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import Logging
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// Writes each alert as one native journal entry with structured fields, so for example
 /// `journalctl MARKETALERT_KIND=premium -o json` or `journalctl MESSAGE_ID=542effa5e0004aba93927cd2fcdedcd7`

@@ -1,6 +1,6 @@
+import Logging
 import MarketAlertKit
 import MarketAlertStorage
-import Logging
 
 /// The metadata a handler emits for one event: its own, then the provider's, then the call's (later wins),
 /// plus `error` when the event carries one. Shared by ``JournalLogHandler`` and ``StderrLogHandler``.

@@ -1,6 +1,6 @@
+import Foundation
 import MarketAlertKit
 import MarketAlertStorage
-import Foundation
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// A destination of the durable outbox (`WebhookOutbox`): a webhook today, ntfy and email next. The outbox
 /// owns everything a durable sink shares — the queue in the state store (both backends), one delivery loop

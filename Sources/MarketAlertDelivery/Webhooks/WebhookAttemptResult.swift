@@ -1,9 +1,9 @@
-import MarketAlertExchanges
-import MarketAlertKit
-import MarketAlertStorage
 import AsyncHTTPClient
 import Foundation
 import MarketAlertCore
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 import NIOCore
 import NIOHTTP1
 

@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// The POST body of a notification in each webhook format. Rendered once, when the notification is queued,
 /// and stored in the outbox, so every retry (and a retry after a restart) sends the same bytes.

@@ -1,8 +1,8 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import Logging
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// Sends one outbox target's queued notifications, oldest first, one at a time: the next one is not tried until the
 /// one before it was delivered or dropped (head-of-line), so a receiver sees them in order. All state is in

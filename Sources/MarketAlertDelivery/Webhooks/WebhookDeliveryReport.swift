@@ -1,6 +1,6 @@
+import Foundation
 import MarketAlertKit
 import MarketAlertStorage
-import Foundation
 
 /// What became of one attempt, reported to the outbox's observer (for status, metrics and tests) after the
 /// outbox table has been updated.

@@ -1,6 +1,6 @@
+import AsyncHTTPClient
 import MarketAlertKit
 import MarketAlertStorage
-import AsyncHTTPClient
 import NIOCore
 
 /// The HTTP client configuration for webhook delivery, separate from the pollers' client.

@@ -1,9 +1,9 @@
-import MarketAlertKit
-import MarketAlertStorage
 import AsyncHTTPClient
 import Foundation
 import Logging
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 import ServiceLifecycle
 
 /// The durable sinks' one outbox: a queue in the state store plus one delivery loop per `DeliveryTarget`

@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// What to do with a notification after an attempt. Pure: time and randomness come in as arguments.
 package struct WebhookRetryPolicy: Sendable, Equatable {

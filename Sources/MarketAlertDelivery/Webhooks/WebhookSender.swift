@@ -1,8 +1,8 @@
-import MarketAlertKit
-import MarketAlertStorage
 import AsyncHTTPClient
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 import NIOCore
 import NIOHTTP1
 

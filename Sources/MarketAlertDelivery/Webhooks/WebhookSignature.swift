@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Crypto
 import Foundation
+import MarketAlertKit
+import MarketAlertStorage
 
 /// The HMAC key behind a webhook's `secret_env`.
 ///

@@ -1,7 +1,7 @@
-import MarketAlertKit
-import MarketAlertStorage
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// One enabled webhook: its settings with the secrets resolved (URL from `url_env`, signing key from
 /// `secret_env`). Built by `resolve`, which disables webhooks whose secrets are missing.

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Binance spot. REST: `/api/v3/ticker/24hr` (request weight 2–80 of 6,000 a minute, so 1 s is the floor).
 package enum BinanceExchange {

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Binance spot market streams (`wss://stream.binance.com:9443/ws`): `<symbol>@bookTicker` (best bid/ask,
 /// real time) and `<symbol>@ticker` (last price, every second) for every watched symbol on one connection,

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Binance spot: `GET /api/v3/ticker/24hr?symbols=["BTCUSDT","ETHUSDT"]` (one request for every watched
 /// symbol; weight 2 for up to 20 symbols, 40 up to 100).

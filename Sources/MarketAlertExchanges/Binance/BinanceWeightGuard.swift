@@ -1,5 +1,5 @@
-import MarketAlertKit
 import Foundation
+import MarketAlertKit
 import Synchronization
 
 /// Keeps the Binance poller under the IP request-weight limit instead of waiting to be banned.

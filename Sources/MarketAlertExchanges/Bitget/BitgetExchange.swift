@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Bitget v2 spot. REST: `/api/v2/spot/market/tickers` (20 requests a second per IP).
 package enum BitgetExchange {

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Bitget v2 public WebSocket (`wss://ws.bitget.com/v2/ws/public`), channel `ticker` (instType `SPOT`:
 /// last, best bid and ask) for every watched symbol:

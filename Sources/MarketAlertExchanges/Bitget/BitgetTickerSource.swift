@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Bitget v2 spot: `GET /api/v2/spot/market/tickers` (every spot market in one answer; the optional `symbol`
 /// filter takes one symbol only). Only the watched rows are decoded; `ts` (ms, a string) is the quote time.

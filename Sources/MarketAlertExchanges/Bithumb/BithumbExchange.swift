@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Bithumb (KRW markets). REST: `/public/ticker/ALL_<QUOTE>`, one request per quote currency.
 package enum BithumbExchange {

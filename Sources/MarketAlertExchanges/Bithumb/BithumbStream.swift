@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Bithumb public WebSocket (`wss://ws-api.bithumb.com/websocket/v1`), which follows Upbit's: one request
 /// with `ticker` and `orderbook` (`KRW-BTC.1`) for every watched market, `QUOTE-BASE` codes, no

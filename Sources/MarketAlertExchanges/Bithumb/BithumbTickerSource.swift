@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Bithumb (public API): `GET /public/ticker/ALL_KRW`, one request per quote currency watched (`ALL_BTC`,
 /// `ALL_USDT` where Bithumb has such a market). `data` maps each coin to its ticker and also holds the shared

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Bybit v5 spot. REST: `/v5/market/tickers?category=spot` (600 requests per 5 s per IP).
 package enum BybitExchange {

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Bybit v5 public spot stream (`wss://stream.bybit.com/v5/public/spot`): `orderbook.1.<SYMBOL>` for the
 /// best bid and ask (spot `tickers` carries no bid/ask) and `tickers.<SYMBOL>` for the last price.

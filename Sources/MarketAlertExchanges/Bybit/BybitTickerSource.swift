@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Bybit v5 spot: `GET /v5/market/tickers?category=spot`. The endpoint filters by one `symbol` at most, so
 /// one unfiltered request serves every watched market; only the watched rows are decoded. Bybit has no

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Coinbase Exchange. REST: `/products/<id>/ticker`, one request per product (10 requests a second per IP).
 package enum CoinbaseExchange {

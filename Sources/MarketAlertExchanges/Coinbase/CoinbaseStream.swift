@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Coinbase Exchange market data feed (`wss://ws-feed.exchange.coinbase.com`), channels `ticker` (last
 /// trade price with the best bid and ask at that moment) and `heartbeat` (one per product per second, the

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Coinbase Exchange: `GET /products/{BASE-QUOTE}/ticker`.
 ///

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Dunamu's forex feed (Hana Bank's posted rates): `GET /v1/forex/recent?codes=FRX.KRWUSD`.
 ///

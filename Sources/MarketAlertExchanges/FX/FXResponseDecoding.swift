@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Shared decoding steps of the FX sources: typed JSON decoding whose failures become `.decode` errors that
 /// name the source and the offending key, and exact rate validation.

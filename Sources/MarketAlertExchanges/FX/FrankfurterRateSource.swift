@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Frankfurter (ECB reference rates, keyless): `GET <base>/latest?base=USD&symbols=KRW,…`.
 ///

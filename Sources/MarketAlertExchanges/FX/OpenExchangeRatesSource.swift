@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Open Exchange Rates: `GET /api/latest.json?symbols=KRW,…` (base USD, the free plan's only base).
 ///

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// One FX provider. Returns `USD/<currency>` rates (units of currency per USD) for the currencies asked.
 package protocol RateSource: Sendable {

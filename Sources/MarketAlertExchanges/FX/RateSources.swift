@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Why a configured FX provider cannot be used (its `issue` is a warning naming the key, never a secret).
 package struct RateSourceUnavailable: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// TWSE's JSON envelope for `publicForm`: `{"stat":"OK","fields":[…],"data":[[…],…]}` (the live answer also
 /// has `title`, `date`, `notes`, `total`, which are not needed and may be absent). Every cell is a string;

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// TWSE's public-subscription announcements (公開申購公告) for one year:
 /// `GET <base>/rwd/zh/announcement/publicForm?response=json&yy=<Gregorian year>`, falling back to the older

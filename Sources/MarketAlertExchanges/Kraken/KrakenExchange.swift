@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Kraken spot. REST: `/0/public/Ticker` (its public call counter allows about one call a second).
 package enum KrakenExchange {

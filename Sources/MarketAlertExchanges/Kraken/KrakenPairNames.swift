@@ -1,5 +1,5 @@
-import MarketAlertKit
 import MarketAlertCore
+import MarketAlertKit
 
 /// Kraken's names for assets and pairs.
 ///

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Kraken spot WebSocket v2 (`wss://ws.kraken.com/v2`), channel `ticker` with `event_trigger: bbo` (an
 /// update on every best bid/offer change, not only on trades) for every watched pair in one request:

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Kraken: `GET /0/public/Ticker?pair=XBTUSD,ETHUSD`. The answer is keyed by Kraken's own pair names
 /// (`XXBTZUSD`), mapped back to the watched pairs by `KrakenPairNames`; `c[0]` is the last trade, `b[0]` the

@@ -1,7 +1,7 @@
-import MarketAlertKit
 import CoreMetrics
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// What the producers report through swift-metrics (a no-op until the daemon bootstraps the metrics system
 /// with its registry): REST request durations per source, and quotes dropped before they reach the book.

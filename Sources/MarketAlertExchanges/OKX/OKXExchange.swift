@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// OKX v5. REST: `/api/v5/market/tickers?instType=SPOT` (20 requests per 2 s per IP).
 package enum OKXExchange {

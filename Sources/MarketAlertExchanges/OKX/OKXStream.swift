@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// OKX v5 public WebSocket (`wss://ws.okx.com:8443/ws/v5/public`), channel `tickers` (last, best bid and
 /// ask) for every watched instrument in one `{"op":"subscribe","args":[{"channel":"tickers","instId":…},…]}`.

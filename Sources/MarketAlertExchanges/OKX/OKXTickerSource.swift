@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// OKX v5 spot: `GET /api/v5/market/tickers?instType=SPOT` (every spot instrument in one answer; ids are
 /// `BASE-QUOTE`). Only the watched rows are decoded; `ts` (ms, a string) is the quote time.

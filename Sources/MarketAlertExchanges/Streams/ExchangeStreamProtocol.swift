@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// What one exchange's public WebSocket expects and sends: the subscription messages, how acks and errors
 /// look, the keepalive, limits, and a byte-level decoder from frames to market updates. One per exchange,

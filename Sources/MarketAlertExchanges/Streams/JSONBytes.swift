@@ -1,5 +1,5 @@
-import MarketAlertKit
 import MarketAlertCore
+import MarketAlertKit
 
 /// Byte-level JSON walking for stream frames: no `String`, no dictionary, no allocation. A decoder walks
 /// the members of an object (`members(ofObjectAt:)`), compares keys against static text (`is(_:_:)`) and

@@ -1,5 +1,5 @@
-import MarketAlertKit
 import Foundation
+import MarketAlertKit
 import Synchronization
 
 /// Running counts of one stream, for status lines and tests.

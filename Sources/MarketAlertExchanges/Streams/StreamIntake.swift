@@ -12,12 +12,11 @@ import Synchronization
 /// not yet live. On a live link, market data and heartbeats only move the link's two clocks, which the
 /// driver collects (`takeActivity`) before each step of the machine.
 ///
-/// Why: each frame used to travel to the driver's task (a queue, a task switch, a machine step that built
-/// action arrays and re-read every deadline) before its quotes moved on. On a live link that work came to
-/// two timestamps, and the streaming daemon spent a fifth of its CPU on it.
+/// A live link's market data never goes through the driver's task: the intake decodes it where it is read
+/// and the driver only collects the link's activity (docs/design-history.md says why).
 ///
 /// Not generic on purpose: the decoder is an existential, so this code is compiled once, specialized, and
-/// never looks up generic metadata per frame (the generic driver did).
+/// never looks up generic metadata per frame.
 package final class StreamIntake: Sendable {
     /// Frames larger than this are dropped unread (counted as `oversized`); the connection goes on.
     package static let decodeLimit = 1 << 20

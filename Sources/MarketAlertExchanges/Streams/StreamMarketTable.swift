@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// The watched markets of one stream and the latest known best bid, ask and last of each, merged across
 /// channels (Binance `bookTicker` brings bid/ask, `ticker` the last price). A decoder finds a market by the

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// The prices one frame gives for one market, each absent, valid or invalid, checked together before any
 /// of them reaches the market table: one invalid price (zero, negative, NaN, infinite, garbage) or a crossed

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// What a stream tells its owner.
 package enum StreamUpdate: Sendable, Equatable {

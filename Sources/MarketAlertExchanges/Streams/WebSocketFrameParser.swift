@@ -7,9 +7,8 @@ import NIOCore
 /// between fragments. No extension is ever negotiated, so RSV1 on a message is reported (`compressed`)
 /// for the caller to refuse, and RSV2/RSV3 are protocol errors.
 ///
-/// Why not NIO's `WebSocketFrameDecoder` + `NIOWebSocketFrameAggregator`: the generic
-/// `ByteToMessageHandler` around the decoder cost more per frame than decoding the exchange's JSON
-/// (profile of the streaming daemon), for a header of two to fourteen bytes.
+/// It replaces NIO's `WebSocketFrameDecoder` + `NIOWebSocketFrameAggregator` on the data path
+/// (docs/design-history.md says why).
 ///
 /// `package` for the fuzz target (`FuzzStream`), which checks that any split of a byte stream parses as the
 /// whole does.

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// The `{"code": …, "msg": …, "data": [rows]}` envelope Bitget and OKX wrap their ticker lists in. Only the
 /// success code differs (Bitget `"00000"`, OKX `"0"`); any other code is `.api` (`code 40034: …`), and its

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// How an exchange source reaches its API: the exchange's settings (base URL, timeout) and the shared fetcher,
 /// with the one request shape every source uses, a GET under the base URL whose 4xx bodies the exchange's

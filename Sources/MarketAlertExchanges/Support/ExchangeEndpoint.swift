@@ -1,5 +1,5 @@
-import MarketAlertKit
 import Foundation
+import MarketAlertKit
 
 /// Builds request URLs under a configured base URL (which may carry a path prefix, e.g. behind a proxy).
 package enum ExchangeEndpoint {

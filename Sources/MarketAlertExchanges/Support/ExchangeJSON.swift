@@ -1,5 +1,5 @@
-import MarketAlertKit
 import Foundation
+import MarketAlertKit
 
 /// Typed decoding for exchange bodies, turning every failure into a `.decode` `SourceError` whose message
 /// names what was wrong (`result.list[0].lastPrice: expected a price`, `truncated JSON at byte 812`).

@@ -1,5 +1,5 @@
-import MarketAlertKit
 import Foundation
+import MarketAlertKit
 
 /// Cuts a large JSON ticker list down to the elements we watch, before typed decoding.
 ///

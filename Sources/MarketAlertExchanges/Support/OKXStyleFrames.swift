@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// The WebSocket frame layout OKX v5 uses and Bitget v2 copies: the text `pong`; control messages
 /// `{"event":"subscribe"|"error"|"notice", "arg":{"channel","instId"}, "code", "msg"}` (one subscribe

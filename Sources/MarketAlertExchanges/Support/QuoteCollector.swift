@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Gathers the watched markets out of a decoded ticker list and applies the rules every source shares:
 /// unwatched markets are ignored, a market without any usable price is dropped, an empty list or a list

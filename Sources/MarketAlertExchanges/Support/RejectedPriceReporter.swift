@@ -1,7 +1,7 @@
-import MarketAlertKit
 import Foundation
 import Logging
 import MarketAlertCore
+import MarketAlertKit
 import Synchronization
 
 /// Logs the ticker rows each exchange's polls rejected (rate-limited by `RejectedPriceLog`) and keeps the

@@ -1,5 +1,5 @@
-import MarketAlertKit
 import Foundation
+import MarketAlertKit
 import Synchronization
 
 /// Markets an exchange told us it does not list, remembered for a while so that filtered requests leave them out.

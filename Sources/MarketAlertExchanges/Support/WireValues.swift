@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// A price as exchanges send it: a JSON string (`"67123.45000000"`) or a JSON number
 /// (`163248000.00000000`, `1.4E-7`), read exactly (numbers go to `Decimal` from their text, never through a

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Upbit (KRW markets). REST: `/v1/ticker?markets=…` (10 quotation requests a second per IP).
 package enum UpbitExchange {

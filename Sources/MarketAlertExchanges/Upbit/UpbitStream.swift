@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Upbit quotation stream (`wss://api.upbit.com/websocket/v1`): one request
 /// `[{"ticket":…},{"type":"ticker","codes":[…]},{"type":"orderbook","codes":["KRW-BTC.1",…]},{"format":"SIMPLE"}]`

@@ -1,6 +1,6 @@
-import MarketAlertKit
 import Foundation
 import MarketAlertCore
+import MarketAlertKit
 
 /// Upbit: `GET /v1/ticker?markets=KRW-BTC,KRW-ETH` (market codes are `QUOTE-BASE`). Prices are JSON numbers,
 /// read exactly; no bid or ask; the quote time is `trade_timestamp` (ms, the last trade, which `trade_price`

@@ -4,12 +4,12 @@ import NIOPosix
 /// The data path's one thread: a single NIO event loop that owns the stream connections' sockets and, as
 /// the task executor preferred by the producers and the engine loop, also runs their tasks.
 ///
-/// Why: a stream frame is read, decoded (`StreamIntake`) and decided (`EngineCore`) on this thread, in the
-/// read's own wakeup; only a decision with something to perform goes on to `EngineLoop` (publish), and the
-/// stream drivers' and the loop's tasks run here too. On Swift's default executor every such hop was a
-/// switch to another thread and a futex wakeup; a profile of the streaming daemon once put a quarter of its
-/// CPU in those context switches. On one event loop, the hops are entries in the loop's own task queue. Blocking work never runs here: the stores (GRDB, postgres-nio), the HTTP client and
-/// `BlockingWork` run on their own threads, and the evaluation itself is tens of microseconds.
+/// A stream frame is read, decoded (`StreamIntake`) and decided (`EngineCore`) on this thread, in the read's
+/// own wakeup; only a decision with something to perform goes on to `EngineLoop` (publish), and the stream
+/// drivers' and the loop's tasks run here too, so a hop between them is an entry in the loop's task queue,
+/// not a thread switch (docs/design-history.md). Blocking work never runs here: the stores (GRDB,
+/// postgres-nio), the HTTP client, the sinks' writers and `BlockingWork` run on their own threads, and the
+/// evaluation itself is tens of microseconds.
 ///
 /// Actor code (the engine loop, the publisher) keeps its isolation: a default actor runs a task's job on
 /// the task's preferred executor, one job at a time as ever.

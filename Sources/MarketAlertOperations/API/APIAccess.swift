@@ -1,12 +1,12 @@
-import MarketAlertKit
-import MarketAlertExchanges
-import MarketAlertConfigReader
-import MarketAlertStorage
-import MarketAlertDelivery
-import MarketAlertEngineLoop
 import Crypto
 import Foundation
+import MarketAlertConfigReader
 import MarketAlertCore
+import MarketAlertDelivery
+import MarketAlertEngineLoop
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 import Synchronization
 
 /// Who may change state through the API, and where the server listens. Updated at start and on every reload

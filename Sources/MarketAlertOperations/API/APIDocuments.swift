@@ -1,11 +1,11 @@
-import MarketAlertKit
-import MarketAlertExchanges
+import Foundation
 import MarketAlertConfigReader
-import MarketAlertStorage
+import MarketAlertCore
 import MarketAlertDelivery
 import MarketAlertEngineLoop
-import Foundation
-import MarketAlertCore
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 
 /// The JSON documents of the HTTP API (`shared/spec/http-api.md`): snake_case keys, RFC 3339 UTC times with
 /// `Z`, and `null` written out for a value that is unknown.

@@ -1,12 +1,12 @@
-import MarketAlertKit
-import MarketAlertExchanges
-import MarketAlertConfigReader
-import MarketAlertStorage
-import MarketAlertDelivery
-import MarketAlertEngineLoop
 import Foundation
 import Hummingbird
+import MarketAlertConfigReader
 import MarketAlertCore
+import MarketAlertDelivery
+import MarketAlertEngineLoop
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 import NIOCore
 
 /// `GET /api/v1/history?rule=R&asset=A&since=RFC3339&until=RFC3339&limit=N` (`shared/spec/http-api.md`):

@@ -1,12 +1,12 @@
-import MarketAlertKit
-import MarketAlertExchanges
-import MarketAlertConfigReader
-import MarketAlertStorage
-import MarketAlertDelivery
-import MarketAlertEngineLoop
 import Foundation
 import Hummingbird
+import MarketAlertConfigReader
 import MarketAlertCore
+import MarketAlertDelivery
+import MarketAlertEngineLoop
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 import NIOCore
 
 /// Routes every request of the HTTP interface (`shared/spec/http-api.md`): `/healthz`, `/readyz`, `/metrics`,

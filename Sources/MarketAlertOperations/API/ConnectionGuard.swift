@@ -1,10 +1,10 @@
-import MarketAlertKit
-import MarketAlertExchanges
+import Foundation
 import MarketAlertConfigReader
-import MarketAlertStorage
 import MarketAlertDelivery
 import MarketAlertEngineLoop
-import Foundation
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 import NIOCore
 import NIOHTTPTypes
 import Synchronization

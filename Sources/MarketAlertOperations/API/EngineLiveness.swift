@@ -1,11 +1,11 @@
-import MarketAlertKit
-import MarketAlertExchanges
+import Foundation
 import MarketAlertConfigReader
-import MarketAlertStorage
+import MarketAlertCore
 import MarketAlertDelivery
 import MarketAlertEngineLoop
-import Foundation
-import MarketAlertCore
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 import Synchronization
 
 /// Whether the evaluator loop is alive, for `/healthz`: the same loop that pings the systemd watchdog after

@@ -1,10 +1,10 @@
-import MarketAlertKit
-import MarketAlertExchanges
+import Foundation
 import MarketAlertConfigReader
-import MarketAlertStorage
 import MarketAlertDelivery
 import MarketAlertEngineLoop
-import Foundation
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 import Synchronization
 
 /// Passes the service manager's notifications through, adding the HTTP address to every `STATUS=` line

@@ -1,11 +1,11 @@
-import MarketAlertKit
-import MarketAlertExchanges
+import Foundation
 import MarketAlertConfigReader
-import MarketAlertStorage
+import MarketAlertCore
 import MarketAlertDelivery
 import MarketAlertEngineLoop
-import Foundation
-import MarketAlertCore
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 
 /// The status page `/`: one server-rendered HTML document with its own small stylesheet, no external
 /// assets and no JavaScript (it refreshes itself every 15 s). Tables turn into stacked cards on narrow

@@ -1,11 +1,11 @@
-import MarketAlertKit
-import MarketAlertExchanges
-import MarketAlertConfigReader
-import MarketAlertStorage
-import MarketAlertDelivery
-import MarketAlertEngineLoop
 import AsyncHTTPClient
 import Foundation
+import MarketAlertConfigReader
+import MarketAlertDelivery
+import MarketAlertEngineLoop
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 import NIOCore
 import NIOHTTP1
 

@@ -1,11 +1,11 @@
-import MarketAlertKit
-import MarketAlertExchanges
+import Foundation
 import MarketAlertConfigReader
-import MarketAlertStorage
+import MarketAlertCore
 import MarketAlertDelivery
 import MarketAlertEngineLoop
-import Foundation
-import MarketAlertCore
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 
 /// Human views of the API's JSON for `marketalertd status`, `alerts` and `silence list`.
 package enum CLIReport {

@@ -1,9 +1,9 @@
-import MarketAlertKit
-import MarketAlertExchanges
 import MarketAlertConfigReader
-import MarketAlertStorage
 import MarketAlertDelivery
 import MarketAlertEngineLoop
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 /// A plain-text table for the terminal: columns padded to their widest cell (CJK characters count as two
 /// columns), a header row, two spaces between columns.
 package struct TextTable {

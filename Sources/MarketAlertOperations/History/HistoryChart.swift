@@ -1,11 +1,11 @@
-import MarketAlertKit
-import MarketAlertExchanges
+import Foundation
 import MarketAlertConfigReader
-import MarketAlertStorage
+import MarketAlertCore
 import MarketAlertDelivery
 import MarketAlertEngineLoop
-import Foundation
-import MarketAlertCore
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 
 /// SVG charts of premium history: the status page's 24 h sparkline and `marketalertd history --plot`'s chart
 /// with the rule's levels. Plain SVG 1.1 (no script, no external assets), numbers with fixed decimals.

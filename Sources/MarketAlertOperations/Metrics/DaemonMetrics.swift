@@ -1,12 +1,12 @@
-import MarketAlertKit
-import MarketAlertExchanges
-import MarketAlertConfigReader
-import MarketAlertStorage
-import MarketAlertDelivery
-import MarketAlertEngineLoop
 import CoreMetrics
 import Foundation
+import MarketAlertConfigReader
 import MarketAlertCore
+import MarketAlertDelivery
+import MarketAlertEngineLoop
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 import Prometheus
 import Synchronization
 

@@ -1,12 +1,12 @@
-import MarketAlertKit
-import MarketAlertExchanges
-import MarketAlertConfigReader
-import MarketAlertStorage
-import MarketAlertDelivery
-import MarketAlertEngineLoop
 import Foundation
 import Logging
+import MarketAlertConfigReader
 import MarketAlertCore
+import MarketAlertDelivery
+import MarketAlertEngineLoop
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 
 /// The engine loop's inputs, counted: quotes received per exchange and transport (`.snapshot` is a REST
 /// poll, `.update` a stream batch) and stream reconnects.

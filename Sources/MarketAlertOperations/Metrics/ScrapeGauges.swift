@@ -1,11 +1,11 @@
-import MarketAlertKit
-import MarketAlertExchanges
+import Foundation
 import MarketAlertConfigReader
-import MarketAlertStorage
+import MarketAlertCore
 import MarketAlertDelivery
 import MarketAlertEngineLoop
-import Foundation
-import MarketAlertCore
+import MarketAlertExchanges
+import MarketAlertKit
+import MarketAlertStorage
 import Prometheus
 
 /// The gauges set at scrape time, per family: a series is created when it first appears, set on every
