@@ -6,11 +6,11 @@ extension AlertEngine {
         logOutcome(source, error: error, now: now, into: &out)
         let since = startedAt
         let policy = settings.sourceAlerts
-        let silenceApplies = error != nil && watched.contains(ExchangeID(source))
+        let quietApplies = error != nil && watched.contains(ExchangeID(source))
         // Updated in place (one lookup): a success is recorded for every stream quote.
         let changed = { (state: inout SourceHealth) -> (SourceHealth.Action, SourceHealth)? in
             let action = if let error {
-                state.recordFailure(error, now: now, policy: policy, silenceApplies: silenceApplies)
+                state.recordFailure(error, now: now, policy: policy, quietApplies: quietApplies)
             } else {
                 state.recordSuccess(now: now)
             }
@@ -68,11 +68,11 @@ extension AlertEngine {
         }
     }
 
-    func silenceDeadline() -> Date? {
-        // Exchanges with a live stream are not timed (their silence is the stream's to notice).
+    func quietSourceDeadline() -> Date? {
+        // Exchanges with a live stream are not timed (a quiet stream is the stream machine's to notice).
         var earliest: Date?
         for id in watchedOffStream {
-            guard let due = (health[id.rawValue] ?? SourceHealth(since: startedAt)).silenceDeadline(policy: settings.sourceAlerts)
+            guard let due = (health[id.rawValue] ?? SourceHealth(since: startedAt)).quietDeadline(policy: settings.sourceAlerts)
             else { continue }
             if earliest.map({ due < $0 }) ?? true { earliest = due }
         }

@@ -183,7 +183,7 @@ package struct AlertEngine: Sendable {
         func consider(_ deadline: Date?) {
             if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
-        consider(silenceDeadline())
+        consider(quietSourceDeadline())
         consider(ipoWake)
         consider(fxDeadline())
         consider(gate.nextExpiry)

@@ -11,7 +11,7 @@ package struct SourceHealth: Sendable, Equatable, Codable {
     package private(set) var lastSuccess: Date?
     package private(set) var lastError: String?
     package private(set) var firing = false
-    /// Start of the silence clock when there has been no success yet.
+    /// Start of the quiet clock (time without a success) when there has been no success yet.
     package private(set) var watchingSince: Date
 
     package init(since: Date) { watchingSince = since }
@@ -25,16 +25,16 @@ package struct SourceHealth: Sendable, Equatable, Codable {
         return .resolve
     }
 
-    /// - Parameter silenceApplies: whether `after_silence` counts for this source (exchanges, fetched on a
+    /// - Parameter quietApplies: whether `after_silence` (time without a success) counts for this source (exchanges, fetched on a
     ///   beat); FX fallbacks and IPO sources, called on demand or hourly, alert on consecutive failures only.
-    package mutating func recordFailure(_ error: String, now: Date, policy: SourceAlertSettings, silenceApplies: Bool = true) -> Action {
+    package mutating func recordFailure(_ error: String, now: Date, policy: SourceAlertSettings, quietApplies: Bool = true) -> Action {
         consecutiveFailures += 1
         lastError = error
-        return check(now: now, policy: policy, silenceApplies: silenceApplies)
+        return check(now: now, policy: policy, quietApplies: quietApplies)
     }
 
-    /// When silence alone would fire the alert (nil while firing).
-    package func silenceDeadline(policy: SourceAlertSettings) -> Date? {
+    /// When time without a success alone would fire the alert (nil while firing).
+    package func quietDeadline(policy: SourceAlertSettings) -> Date? {
         guard !firing else { return nil }
         return max(lastSuccess ?? watchingSince, watchingSince).addingTimeInterval(policy.afterSilence.seconds)
     }
@@ -46,17 +46,17 @@ package struct SourceHealth: Sendable, Equatable, Codable {
         return copy
     }
 
-    /// Re-checks the silence condition (called on the evaluation tick even when no poll completed).
-    package mutating func check(now: Date, policy: SourceAlertSettings, silenceApplies: Bool = true) -> Action {
+    /// Re-checks the time without a success (called on the evaluation tick even when no poll completed).
+    package mutating func check(now: Date, policy: SourceAlertSettings, quietApplies: Bool = true) -> Action {
         guard !firing else { return .none }
-        // Silence counts from the later of the last success and the start of watching (this process's start
+        // Quiet time counts from the later of the last success and the start of watching (this process's start
         // or the source's addition), so a restart is not judged on the previous run's last success.
-        let silentFor = now.timeIntervalSince(max(lastSuccess ?? watchingSince, watchingSince))
+        let quietFor = now.timeIntervalSince(max(lastSuccess ?? watchingSince, watchingSince))
         let failing = consecutiveFailures >= policy.afterFailures
-        // Silence counts from the start of watching: a source that never answered is as silent as one
+        // Quiet time counts from the start of watching: a source that never answered is as quiet as one
         // that stopped.
-        let silent = silenceApplies && silentFor >= policy.afterSilence.seconds
-        guard failing || silent else { return .none }
+        let quiet = quietApplies && quietFor >= policy.afterSilence.seconds
+        guard failing || quiet else { return .none }
         firing = true
         return .fire
     }

@@ -31,7 +31,7 @@ extension StreamConnectionStateMachine {
 
     /// Why `link` must be given up at `now`, if it must.
     func expiry(of link: StreamLink, now: Date) -> String? {
-        let silence = now.timeIntervalSince(link.lastInbound)
+        let quiet = now.timeIntervalSince(link.lastInbound)
         switch link.phase {
         case .connecting:
             if now.timeIntervalSince(link.openedAt) >= configuration.connectTimeout.seconds {
@@ -42,9 +42,9 @@ extension StreamConnectionStateMachine {
                 let what = configuration.liveOnFirstData ? "no market data" : "\(link.pendingAcks.count) subscription(s) not acknowledged"
                 return "\(what) within \(StreamDurationText.describe(configuration.ackTimeout)) of connecting"
             }
-            if silence >= configuration.keepalive.window.seconds { return transportSilent }
+            if quiet >= configuration.keepalive.window.seconds { return transportQuiet }
         case .live:
-            if silence >= configuration.keepalive.window.seconds { return transportSilent }
+            if quiet >= configuration.keepalive.window.seconds { return transportQuiet }
             if let lastData = link.lastData, now.timeIntervalSince(lastData) >= configuration.staleAfter.seconds {
                 return "stale: no market data for \(StreamDurationText.describe(configuration.staleAfter))"
             }
@@ -52,7 +52,7 @@ extension StreamConnectionStateMachine {
         return nil
     }
 
-    var transportSilent: String {
+    var transportQuiet: String {
         "transport silent: no frame, pong or heartbeat for \(StreamDurationText.describe(configuration.keepalive.window))"
     }
 

@@ -18,7 +18,7 @@ package struct StreamKeepalive: Sendable, Equatable {
     package var ping: Ping
     /// How often the client pings (ignored for `.none`).
     package var interval: Duration
-    /// The longest silence (no frame of any kind) a live transport may have.
+    /// The longest quiet time (no frame of any kind) a live transport may have.
     package var window: Duration
 
     package init(ping: Ping, interval: Duration, window: Duration) {
