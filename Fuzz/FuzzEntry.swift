@@ -7,6 +7,9 @@ import Foundation
 /// `scripts/fuzz` builds it with `-D FUZZING` and `--sanitize=fuzzer,address`: libFuzzer supplies `main`. In a
 /// plain `swift build` it is a replayer for saved inputs (a crash reproducer without the fuzzer):
 ///     marketalertd-fuzz rest|stream|config FILE…
+/// and writes the seeds of the registry's exchanges (`FuzzSeeds`), as the fuzzing build does at start when
+/// `MARKETALERTD_FUZZ_SEEDS` names a directory:
+///     marketalertd-fuzz seeds DIR [FIXTURES]
 enum FuzzEntry {
     static func target(named name: String?) -> (@Sendable (Data) -> Void)? {
         switch name ?? "rest" {
@@ -27,6 +30,31 @@ enum FuzzEntry {
     }()
 }
 
+/// Writes the seeds into `output` and exits (0, or 1 when a fixture cannot be read).
+func writeSeedsAndExit(to output: String, fixtures: String) -> Never {
+    do {
+        let counts = try FuzzSeeds.write(to: URL(fileURLWithPath: output), fixtures: URL(fileURLWithPath: fixtures))
+        print("seeds: \(counts.rest) rest, \(counts.stream) stream in \(output)")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("seeds: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+/// libFuzzer calls this once before fuzzing: with `MARKETALERTD_FUZZ_SEEDS=<dir>` the process writes the
+/// seeds (from `MARKETALERTD_FUZZ_FIXTURES`, default `Tests/Fixtures`) and exits instead.
+@_cdecl("LLVMFuzzerInitialize")
+public func marketAlertFuzzInitialize(
+    _ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?
+) -> CInt {
+    let environment = ProcessInfo.processInfo.environment
+    if let output = environment["MARKETALERTD_FUZZ_SEEDS"] {
+        writeSeedsAndExit(to: output, fixtures: environment["MARKETALERTD_FUZZ_FIXTURES"] ?? "Tests/Fixtures")
+    }
+    return 0
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func marketAlertFuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     FuzzEntry.selected(start.map { Data(bytes: $0, count: count) } ?? Data())
@@ -38,8 +66,11 @@ public func marketAlertFuzzOneInput(_ start: UnsafeRawPointer?, _ count: Int) ->
 enum Replay {
     static func main() throws {
         let arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == "seeds", let output = arguments.dropFirst().first {
+            writeSeedsAndExit(to: output, fixtures: arguments.dropFirst(2).first ?? "Tests/Fixtures")
+        }
         guard let name = arguments.first, let target = FuzzEntry.target(named: name) else {
-            FileHandle.standardError.write(Data("usage: marketalertd-fuzz rest|stream|config FILE…\n".utf8))
+            FileHandle.standardError.write(Data("usage: marketalertd-fuzz rest|stream|config FILE…\n       marketalertd-fuzz seeds DIR [FIXTURES]\n".utf8))
             exit(2)
         }
         for path in arguments.dropFirst() {

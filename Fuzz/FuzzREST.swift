@@ -2,7 +2,7 @@ import Foundation
 import MarketAlertCore
 import MarketAlertExchanges
 
-/// libFuzzer target for the REST decoders: each exchange's ticker decoding, `JSONListPruner`, the FX
+/// libFuzzer target for the REST decoders: each registry exchange's ticker decoding, `JSONListPruner`, the FX
 /// providers' parsers and TWSE's publicForm. The first byte of an input picks the decoder, the rest is the
 /// body. Decoders may reject anything, but must never crash, and whatever they accept must hold up:
 /// prices in `Price.plausibleRange`, only watched markets, and a pruned document that is valid JSON.
@@ -15,27 +15,36 @@ enum FuzzREST {
         [MarketPair(base: "BTC", quote: quote), MarketPair(base: "ETH", quote: quote), MarketPair(base: "XRP", quote: quote)]
     }
 
-    /// The decoders, in selector order (`scripts/fuzz` seeds each from its fixture folder).
-    static let decoders: [(name: String, run: @Sendable (Data) -> Void)] = [
-        ("binance", { body in quotes { try BinanceTickerSource.decode(body, watched: pairs("USDT"), receivedAt: receivedAt) } }),
-        ("bybit", { body in quotes { try BybitTickerSource.decode(body, watched: pairs("USDT"), receivedAt: receivedAt) } }),
-        ("bitget", { body in quotes { try BitgetTickerSource.decode(body, watched: pairs("USDT"), receivedAt: receivedAt) } }),
-        ("okx", { body in quotes { try OKXTickerSource.decode(body, watched: pairs("USDT"), receivedAt: receivedAt) } }),
-        ("upbit", { body in quotes { try UpbitTickerSource.decode(body, watched: pairs("KRW"), receivedAt: receivedAt) } }),
-        ("bithumb", { body in
-            quotes { try BithumbTickerSource.decode(body, quoteCurrency: "KRW", watched: pairs("KRW"), receivedAt: receivedAt) }
-        }),
-        ("kraken", { body in quotes { try KrakenTickerSource.decode(body, watched: pairs("USD"), receivedAt: receivedAt) } }),
-        ("coinbase", { body in
-            quotes { [try CoinbaseTickerSource.decode(body, product: MarketPair(base: "BTC", quote: "USD"), receivedAt: receivedAt)] }
-        }),
-        ("pruner", { prune($0, listPath: []) }),
-        ("pruner-nested", { prune($0, listPath: ["result", "list"]) }),
-        ("dunamu", { body in rates { [try DunamuRateSource.parse(body)] } }),
-        ("openexchangerates", { body in rates { try OpenExchangeRatesSource.parse(body, currencies: ["KRW", "TWD", "JPY"]) } }),
-        ("frankfurter", { body in rates { try FrankfurterRateSource.parse(body, currencies: ["KRW", "TWD", "JPY"]) } }),
-        ("twse", { body in _ = try? TWSEPublicFormResponse.decode(body, source: "twse") }),
-    ]
+    /// One decoder: its name, the fixture folders (under `Tests/Fixtures`) that seed it, and the run.
+    struct Decoder: Sendable {
+        var name: String
+        var seeds: [String]
+        var run: @Sendable (Data) -> Void
+    }
+
+    /// The decoders, in selector order: every registry exchange's ticker decoding in the registry's order,
+    /// each watching its recorded quote currency, then the other parsers (`FuzzSeeds` seeds each).
+    static let decoders: [Decoder] = {
+        let exchanges = ExchangeRegistry.standard.listed
+        let restFolders = exchanges.map(\.wire.fixtures.rest)
+        return exchanges.map { descriptor in
+            let watched = pairs(descriptor.wire.recordedQuote)
+            return Decoder(name: descriptor.id.rawValue, seeds: [descriptor.wire.fixtures.rest]) { body in
+                quotes { try descriptor.decodeTickers(body, watched, receivedAt) }
+            }
+        } + [
+            Decoder(name: "pruner", seeds: restFolders) { prune($0, listPath: []) },
+            Decoder(name: "pruner-nested", seeds: restFolders) { prune($0, listPath: ["result", "list"]) },
+            Decoder(name: "dunamu", seeds: ["dunamu"]) { body in rates { [try DunamuRateSource.parse(body)] } },
+            Decoder(name: "openexchangerates", seeds: ["openexchangerates"]) { body in
+                rates { try OpenExchangeRatesSource.parse(body, currencies: ["KRW", "TWD", "JPY"]) }
+            },
+            Decoder(name: "frankfurter", seeds: ["frankfurter"]) { body in
+                rates { try FrankfurterRateSource.parse(body, currencies: ["KRW", "TWD", "JPY"]) }
+            },
+            Decoder(name: "twse", seeds: ["twse"]) { body in _ = try? TWSEPublicFormResponse.decode(body, source: "twse") },
+        ]
+    }()
 
     static func run(_ input: Data) {
         guard let selector = input.first else { return }

@@ -3,7 +3,7 @@ import MarketAlertCore
 import MarketAlertExchanges
 import NIOCore
 
-/// libFuzzer target for what a stream connection reads: each exchange's stream decoder and the WebSocket
+/// libFuzzer target for what a stream connection reads: each registry exchange's stream decoder and the WebSocket
 /// frame parser. The first byte of an input picks the target (`decoders` in order, then the parser), the
 /// rest is the frame or the byte stream.
 ///
@@ -22,13 +22,12 @@ import NIOCore
 enum FuzzStream {
     static let receivedAt = Date(timeIntervalSince1970: 1_773_110_820)
 
-    /// The decoders and their quote currency, in selector order (`scripts/fuzz` seeds each from its
-    /// recorded frames).
-    static let decoders: [(stream: any ExchangeStreamProtocol, quote: String)] = [
-        (BinanceStream(), "USDT"), (BybitStream(), "USDT"), (BitgetStream(), "USDT"), (OKXStream(), "USDT"),
-        (UpbitStream(ticket: "fuzz"), "KRW"), (BithumbStream(ticket: "fuzz"), "KRW"), (KrakenStream(), "USD"),
-        (CoinbaseStream(), "USD"),
-    ]
+    /// The registry's stream decoders and the quote currency of their recorded frames, in the registry's
+    /// order: the selector order (`FuzzSeeds` seeds each from its exchange's recorded frames).
+    static let decoders: [(stream: any ExchangeStreamProtocol, quote: String, frames: String?)] =
+        ExchangeRegistry.standard.listed.compactMap { descriptor in
+            descriptor.stream.map { ($0, descriptor.wire.recordedQuote, descriptor.wire.fixtures.stream) }
+        }
     static let assets = ["BTC", "ETH", "XRP", "SOL", "DOGE", "SKL", "DASH"]
     static let parserLimit = 4096
 

@@ -17,18 +17,22 @@ package struct ExchangeDescriptor: Sendable {
     /// The exchange's stream protocol (subscriptions, keepalive, frame decoding; nil: no stream adapter yet).
     /// The daemon's WebSocket transport speaks it (`ExchangeRegistry.makeStreamSource`).
     package var stream: (any ExchangeStreamProtocol)?
+    /// The exchange as a peer (`<Name>Wire.swift`): its REST answers, stream frames and subscription answers,
+    /// and fixtures, for the bench's mock exchanges, the test servers, the fuzz targets and the kit tests.
+    package var wire: ExchangeWireKit
 
     package init(
         catalog: ExchangeCatalog.Entry, marketID: @escaping @Sendable (MarketPair) -> String,
         makeQuoteSource: @escaping @Sendable (ExchangeSettings, HTTPFetcher) -> any QuoteSource,
         decodeTickers: @escaping @Sendable (Data, Set<MarketPair>, Date) throws(SourceError) -> [Quote],
-        stream: (any ExchangeStreamProtocol)? = nil
+        stream: (any ExchangeStreamProtocol)? = nil, wire: ExchangeWireKit
     ) {
         self.catalog = catalog
         self.marketID = marketID
         self.makeQuoteSource = makeQuoteSource
         self.decodeTickers = decodeTickers
         self.stream = stream
+        self.wire = wire
     }
 
     package var id: ExchangeID { catalog.id }
@@ -37,8 +41,13 @@ package struct ExchangeDescriptor: Sendable {
 /// The exchanges this build supports.
 package struct ExchangeRegistry: Sendable {
     package let descriptors: [ExchangeID: ExchangeDescriptor]
+    /// The descriptors in the order they were listed (one id once): the order the bench, its reports and the
+    /// fuzz targets' selector bytes follow.
+    package let listed: [ExchangeDescriptor]
 
     package init(_ descriptors: [ExchangeDescriptor]) {
+        var seen: Set<ExchangeID> = []
+        listed = descriptors.filter { seen.insert($0.id).inserted }
         var byID: [ExchangeID: ExchangeDescriptor] = [:]
         for descriptor in descriptors { byID[descriptor.id] = descriptor }
         self.descriptors = byID

@@ -52,6 +52,7 @@ package final class MockHTTPServer: Sendable {
 
     private struct State {
         var routes: [String: Handler] = [:]
+        var fallback: Handler?
         var requests: [Request] = []
     }
 
@@ -90,6 +91,13 @@ package final class MockHTTPServer: Sendable {
         route(path) { _ in response }
     }
 
+    /// Answers every path without a route (nil from `handler`: 404).
+    package func fallback(_ handler: @escaping @Sendable (Request) -> Response?) {
+        state.withLock { $0.fallback = { handler($0) ?? MockHTTPServer.notFound } }
+    }
+
+    private static let notFound = Response(status: 404, headers: [("Content-Type", "text/html")], body: Data("<html>not found</html>".utf8))
+
     package var requests: [Request] { state.withLock { $0.requests } }
 
     package func requests(to path: String) -> [Request] { requests.filter { $0.path == path } }
@@ -99,9 +107,9 @@ package final class MockHTTPServer: Sendable {
     fileprivate func handle(_ request: Request) -> Response {
         let handler = state.withLock { state -> Handler? in
             state.requests.append(request)
-            return state.routes[request.path]
+            return state.routes[request.path] ?? state.fallback
         }
-        return handler?(request) ?? Response(status: 404, headers: [("Content-Type", "text/html")], body: Data("<html>not found</html>".utf8))
+        return handler?(request) ?? Self.notFound
     }
 
     package func shutdown() async {

@@ -1,21 +1,13 @@
 import Foundation
+import MarketAlertIO
 import Synchronization
 
-/// How a test WebSocket server answers subscriptions, exchange by exchange: it checks each request has the
-/// exchange's documented shape (a wrong request gets the exchange's in-band error, so a client bug shows up
-/// as a test failure), then acks, refuses, or acks only part, as the knobs say; text pings get the
-/// exchange's pong.
+/// How a test WebSocket server answers subscriptions, changeable while it runs (the personas themselves are
+/// the exchanges' wire kits): each request must have the exchange's documented shape (a wrong one gets the
+/// exchange's in-band error, so a client bug shows up as a test failure), then it is acked, refused, or
+/// acked only in part, as the knobs say; text pings get the exchange's pong.
 package final class StreamPersonaKnobs: Sendable {
-    package enum Mode: Sendable, Equatable {
-        /// Ack every subscription.
-        case ack
-        /// Answer every subscription with the exchange's in-band error.
-        case reject
-        /// Ack only the first market of each request (a partial ack).
-        case partial
-        /// Never answer subscriptions.
-        case silent
-    }
+    package typealias Mode = PersonaKnobs.Mode
 
     private let state: Mutex<(mode: Mode, answerPings: Bool, refused: Set<String>)>
 
@@ -34,4 +26,9 @@ package final class StreamPersonaKnobs: Sendable {
     package var answerPings: Bool { state.withLock { $0.answerPings } }
 
     package func setAnswerPings(_ answer: Bool) { state.withLock { $0.answerPings = answer } }
+
+    /// The knobs as they are now, for a wire kit's persona.
+    package var snapshot: PersonaKnobs {
+        state.withLock { PersonaKnobs(mode: $0.mode, answerPings: $0.answerPings, refused: $0.refused) }
+    }
 }

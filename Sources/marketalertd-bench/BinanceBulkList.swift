@@ -1,4 +1,5 @@
 import Foundation
+import MarketAlertIO
 
 /// A full-size Binance `GET /api/v3/ticker/24hr` list built from the recorded one
 /// (`binance/ticker-24hr-all-20240310.json`, 2,519 real rows, of which about half are delisted symbols with

@@ -13,7 +13,6 @@ struct DecodeBenchmark {
 
     let list: BinanceBulkList
     let markets: BenchMarkets
-    let shapes: ExchangeRowShapes
 
     /// Binance (the budgeted one), then Bybit and OKX lists of the same size in their own shapes, for information.
     func run(iterations: Int) throws -> [Result] {
@@ -23,9 +22,10 @@ struct DecodeBenchmark {
         try verify(try BinanceTickerSource.decode(binance, watched: watched, receivedAt: receivedAt), market: { "\($0)USDT" }, exchange: "binance")
 
         let rows = list.rows.compactMap { MarketRow(binance: $0.template) }
-        let bybit = Data(shapes.bybit.body(rows: rows.map(shapes.bybitRow), numbers: ["time": Int64(receivedAt.timeIntervalSince1970 * 1000)]).utf8)
+        let millis = Int64(receivedAt.timeIntervalSince1970 * 1000)
+        let bybit = try Self.body(.bybit, rows: rows, millis: millis)
         try verify(try BybitTickerSource.decode(bybit, watched: watched, receivedAt: receivedAt), market: { "\($0)USDT" }, exchange: "bybit")
-        let okx = Data(shapes.okx.body(rows: rows.map(shapes.okxRow)).utf8)
+        let okx = try Self.body(.okx, rows: rows, millis: millis)
         try verify(try OKXTickerSource.decode(okx, watched: watched, receivedAt: receivedAt), market: { "\($0)-USDT" }, exchange: "okx")
 
         let warmup = max(5, iterations / 10)
@@ -44,6 +44,12 @@ struct DecodeBenchmark {
 
     struct WrongResult: Error, CustomStringConvertible {
         var description: String
+    }
+
+    /// A ticker answer of `rows` in `exchange`'s recorded shape (its wire kit).
+    private static func body(_ exchange: ExchangeID, rows: [MarketRow], millis: Int64) throws -> Data {
+        guard let rest = ExchangeRegistry.standard[exchange]?.wire.rest else { throw WrongResult(description: "\(exchange): not in the registry") }
+        return Data(rest.body(rows, millis).utf8)
     }
 
     /// The decode must find every watched market with its recorded last price, exactly; otherwise the timing

@@ -12,8 +12,9 @@ struct EvaluationBenchmark {
         var samples: Samples
     }
 
-    static let usdtExchanges: [ExchangeID] = [.binance, .bybit, .bitget, .okx, .kraken, .coinbase]
-    static let krwExchanges: [ExchangeID] = [.upbit, .bithumb]
+    /// The registry's exchanges whose home markets are in USDT, and those in KRW (in the registry's order).
+    static let usdtExchanges: [ExchangeID] = ExchangeRegistry.standard.listed.filter { $0.wire.homeQuote != "KRW" }.map(\.id)
+    static let krwExchanges: [ExchangeID] = ExchangeRegistry.standard.listed.filter { $0.wire.homeQuote == "KRW" }.map(\.id)
 
     let markets: BenchMarkets
 

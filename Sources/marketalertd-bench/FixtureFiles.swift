@@ -1,4 +1,5 @@
 import Foundation
+import MarketAlertIO
 import MarketAlertTestSupport
 
 /// Where the recorded payloads are read from: `--fixtures`, else `./Tests/Fixtures` (the bench is run from

@@ -22,7 +22,7 @@ enum FrameAllocationBenchmark {
     }
 
     static func streams() -> [any ExchangeStreamProtocol] {
-        [BinanceStream(), BybitStream(), BitgetStream(), OKXStream(), UpbitStream(), BithumbStream(), KrakenStream(), CoinbaseStream()]
+        ExchangeRegistry.standard.listed.compactMap(\.stream)
     }
 
     static func run(markets: BenchMarkets) -> (String, [Verdict]) {
@@ -43,7 +43,7 @@ enum FrameAllocationBenchmark {
         var rows: [Row] = []
         for stream in streams() {
             let exchange = stream.exchange
-            let quote = EvaluationBenchmark.krwExchanges.contains(exchange) ? "KRW" : "USDT"
+            let quote = ExchangeRegistry.standard[exchange]?.wire.homeQuote ?? "USDT"
             let pairs = Set(markets.assets.map { MarketPair(base: $0, quote: quote) })
             let counters = StreamCounters()
             let intake = StreamIntake(

@@ -3,8 +3,9 @@ import MarketAlertCore
 import MarketAlertIO
 import MarketAlertTestSupport
 
-/// The 8 exchanges' ticker endpoints and Dunamu's USD/KRW feed on one local HTTP server, at the real APIs'
-/// paths, in the recorded payload shapes, with prices that move a little on every request.
+/// Every registry exchange's ticker endpoints and Dunamu's USD/KRW feed on one local HTTP server, at the real
+/// APIs' paths, in the recorded payload shapes, with prices that move a little on every request. Each
+/// exchange is its wire kit's REST peer (`descriptor.wire.rest`) over a book of the watched assets.
 ///
 /// Each exchange answers the way the real one does, including its refusals: Binance lists ~3,000 symbols
 /// and answers `-1121` when a filtered request names one it lacks (the daemon's KRW pairs), Upbit lists
@@ -12,112 +13,66 @@ import MarketAlertTestSupport
 /// Bithumb has no `ALL_USDT`; Bybit, OKX and Bitget always send their whole spot list (600, 700 and 1,200
 /// rows here), Kraken answers only the pairs asked for, Coinbase one product per request.
 final class MockExchangeAPIs: Sendable {
-    static let bulkSizes: [ExchangeID: Int] = [.bybit: 600, .okx: 700, .bitget: 1200, .bithumb: 220]
-    static let upbitUSDTMarkets = 20
+    /// Rows of each exchange's bulk answers (the watched markets first, then other markets); an exchange
+    /// not named lists only the watched ones.
+    static let bulkSizes: [ExchangeID: Int] = [.binance: 3000, .bybit: 600, .okx: 700, .bitget: 1200, .bithumb: 220]
+    /// Markets listed beside the home quote's: the first `count` assets in `quote`.
+    static let extraListings: [ExchangeID: (quote: String, count: Int)] = [.upbit: ("USDT", 20)]
 
     let server: MockHTTPServer
     let assets: [String]
+    let books: [(descriptor: ExchangeDescriptor, book: WirePeerBook)]
 
-    init(markets: BenchMarkets, list: BinanceBulkList, shapes: ExchangeRowShapes) async throws {
+    init(markets: BenchMarkets, list: BinanceBulkList, dunamu: FlatJSONTemplate) async throws {
         server = try await MockHTTPServer()
         assets = markets.assets
         let model = PriceModel(markets: markets)
         let watchedSymbols = Set(markets.assets.map { $0 + "USDT" })
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-
-        // Other markets of each exchange, rendered once: live recorded Binance rows not watched.
-        let others = list.rows.filter { $0.isLive && !watchedSymbols.contains($0.symbol) }.compactMap { MarketRow(binance: $0.template) }
-        func filler(_ exchange: ExchangeID, _ render: (MarketRow) -> String) -> [String] {
-            others.prefix((MockExchangeAPIs.bulkSizes[exchange] ?? 0) - markets.assets.count).map { row in
-                var row = row
-                row.timeMillis = now
-                return render(row)
+        let now = MockExchangeAPIs.millis()
+        // Other markets, unwatched: the recorded Binance rows (live ones first), and for KRW exchanges the
+        // live USDT ones of other assets at 1,400 won per dollar.
+        let recorded = list.rows.filter { !watchedSymbols.contains($0.symbol) }
+        let others = (recorded.filter(\.isLive) + recorded.filter { !$0.isLive }).compactMap { MarketRow(binance: $0.template) }.map { row in
+            var row = row
+            row.timeMillis = now
+            return row
+        }
+        var krwBases: Set<String> = Set(markets.assets)
+        let krwOthers = others.filter { $0.quote == "USDT" && Double($0.last).map { $0 > 0 } == true && krwBases.insert($0.base).inserted }.compactMap { row in
+            Double(row.last).map { usd in
+                MarketRow(base: row.base, quote: "KRW", price: usd * BenchMarkets.usdKRW, places: DecimalFormat.places(for: usd * BenchMarkets.usdKRW), timeMillis: now)
             }
         }
-        let bybitOthers = filler(.bybit, shapes.bybitRow)
-        let okxOthers = filler(.okx, shapes.okxRow)
-        let bitgetOthers = filler(.bitget, shapes.bitgetRow)
-        var bithumbCoins: [String] = []
-        var bithumbOthers: [String] = []
-        for row in others where row.quote == "USDT" && !markets.assets.contains(row.base) && !bithumbCoins.contains(row.base) {
-            guard bithumbCoins.count < (MockExchangeAPIs.bulkSizes[.bithumb] ?? 0) - markets.assets.count, let usd = Double(row.last) else { continue }
-            bithumbCoins.append(row.base)
-            bithumbOthers.append("\"\(row.base)\":" + shapes.bithumbTicker(MarketRow(base: row.base, quote: "KRW", price: usd * BenchMarkets.usdKRW, places: DecimalFormat.places(for: usd * BenchMarkets.usdKRW), timeMillis: now)))
-        }
-        let bithumbFiller = bithumbOthers
-        let binanceListed = Set(list.rows.map(\.symbol))
-        let binanceOthers = list.rows.filter { !watchedSymbols.contains($0.symbol) }.map(\.text)
-        let upbitListed = Set(markets.assets.map { "KRW-\($0)" } + markets.assets.prefix(MockExchangeAPIs.upbitUSDTMarkets).map { "USDT-\($0)" })
-        let krakenNames = Dictionary(uniqueKeysWithValues: markets.assets.map { (KrakenPairNames.requestName(MarketPair(base: $0, quote: "USDT")), $0) })
-
-        // Binance: the filtered request of the poller, or the whole list (its fallback after -1121).
-        server.route("/api/v3/ticker/24hr") { request in
-            let watched = markets.assets.map { shapes.binanceRow(model.row($0, quote: "USDT", on: .binance)) }
-            guard let symbols = MockExchangeAPIs.queryValue("symbols", in: request.query) else {
-                return MockExchangeAPIs.binance("[" + (watched + binanceOthers).joined(separator: ",") + "]")
+        books = ExchangeRegistry.standard.listed.map { descriptor in
+            let exchange = descriptor.id
+            let home = descriptor.wire.homeQuote
+            var listed = markets.assets.map { MarketPair(base: $0, quote: home) }
+            if let extra = MockExchangeAPIs.extraListings[exchange] {
+                listed += markets.assets.prefix(extra.count).map { MarketPair(base: $0, quote: extra.quote) }
             }
-            let requested = symbols.filter { $0.isLetter || $0.isNumber || $0 == "," }.split(separator: ",").map(String.init)
-            guard requested.allSatisfy({ binanceListed.contains($0) }) else {
-                return MockExchangeAPIs.binance(#"{"code":-1121,"msg":"Invalid symbol."}"#, status: 400)
+            let live = listed.map { (id: descriptor.marketID($0), pair: $0) }
+            let liveByID = Dictionary(live.map { ($0.id, $0.pair) }, uniquingKeysWith: { first, _ in first })
+            let filler = Array((home == "KRW" ? krwOthers : others).prefix(max(0, (MockExchangeAPIs.bulkSizes[exchange] ?? 0) - markets.assets.count)))
+            let otherByID = Dictionary(filler.map { (descriptor.marketID($0.pair), $0) }, uniquingKeysWith: { first, _ in first })
+            let book = WirePeerBook(
+                live: { live.map { (id: $0.id, row: model.row($0.pair.base, quote: $0.pair.quote, on: exchange)) } },
+                row: { id in liveByID[id].map { model.row($0.base, quote: $0.quote, on: exchange) } ?? otherByID[id] },
+                others: filler)
+            return (descriptor, book)
+        }
+        let books = self.books
+        server.fallback { request in
+            let wire = WireRequest(path: request.path, query: request.query, nowMillis: MockExchangeAPIs.millis())
+            for (descriptor, book) in books {
+                guard let answer = descriptor.wire.rest.answer(wire, book) else { continue }
+                return MockHTTPServer.Response(status: answer.status, headers: answer.headers, body: Data(answer.body.utf8))
             }
-            let rows = requested.compactMap { symbol -> String? in
-                guard watchedSymbols.contains(symbol) else { return list.row(symbol)?.text }
-                return shapes.binanceRow(model.row(String(symbol.dropLast(4)), quote: "USDT", on: .binance))
-            }
-            return MockExchangeAPIs.binance("[" + rows.joined(separator: ",") + "]")
-        }
-        server.route("/v5/market/tickers") { _ in
-            let rows = markets.assets.map { shapes.bybitRow(model.row($0, quote: "USDT", on: .bybit)) }
-            return .json(shapes.bybit.body(rows: rows + bybitOthers, numbers: ["time": MockExchangeAPIs.millis()]))
-        }
-        server.route("/api/v5/market/tickers") { _ in
-            let rows = markets.assets.map { shapes.okxRow(model.row($0, quote: "USDT", on: .okx)) }
-            return .json(shapes.okx.body(rows: rows + okxOthers))
-        }
-        server.route("/api/v2/spot/market/tickers") { _ in
-            let rows = markets.assets.map { shapes.bitgetRow(model.row($0, quote: "USDT", on: .bitget)) }
-            return .json(shapes.bitget.body(rows: rows + bitgetOthers, numbers: ["requestTime": MockExchangeAPIs.millis()]))
-        }
-        server.route("/v1/ticker") { request in
-            let codes = (MockExchangeAPIs.queryValue("markets", in: request.query) ?? "").split(separator: ",").map(String.init)
-            guard !codes.isEmpty, codes.allSatisfy(upbitListed.contains) else {
-                return .json(#"{"error":{"name":"404","message":"Code not found"}}"#, status: 404)
-            }
-            let rows = codes.map { code in
-                let parts = code.split(separator: "-").map(String.init)
-                return shapes.upbitRow(model.row(parts[1], quote: parts[0], on: .upbit))
-            }
-            return .json("[" + rows.joined(separator: ",") + "]")
-        }
-        server.route("/v1/market/all") { _ in
-            .json("[" + upbitListed.sorted().map { #"{"market":"\#($0)","korean_name":"\#($0)","english_name":"\#($0)"}"# }.joined(separator: ",") + "]")
-        }
-        server.route("/public/ticker/ALL_KRW") { _ in
-            let coins = markets.assets.map { "\"\($0)\":" + shapes.bithumbTicker(model.row($0, quote: "KRW", on: .bithumb)) }
-            return .json(#"{"status":"0000","data":{"# + (coins + bithumbFiller).joined(separator: ",") + #","date":"\#(MockExchangeAPIs.millis())"}}"#)
-        }
-        server.route("/public/ticker/ALL_USDT") { _ in
-            .json(#"{"status":"5500","message":"Invalid Parameter"}"#)
-        }
-        server.route("/0/public/Ticker") { request in
-            let names = (MockExchangeAPIs.queryValue("pair", in: request.query) ?? "").split(separator: ",").map(String.init)
-            guard !names.isEmpty, names.allSatisfy({ krakenNames[$0] != nil }) else {
-                return .json(#"{"error":["EQuery:Unknown asset pair"]}"#)
-            }
-            let entries = names.compactMap { name in
-                krakenNames[name].map { "\"\(name)\":" + shapes.krakenTicker(model.row($0, quote: "USDT", on: .kraken)) }
-            }
-            return .json(#"{"error":[],"result":{"# + entries.joined(separator: ",") + "}}")
-        }
-        for asset in markets.assets {
-            server.route("/products/\(asset)-USDT/ticker") { _ in
-                .json(shapes.coinbaseTicker(model.row(asset, quote: "USDT", on: .coinbase)))
-            }
+            return nil
         }
         server.route("/v1/forex/recent") { _ in
             let now = Date()
             let kst = MockExchangeAPIs.kst(now)
-            return .json("[" + shapes.dunamu.render([
+            return .json("[" + dunamu.render([
                 "date": kst.date.quoted, "time": kst.time.quoted, "timestamp": String(MockExchangeAPIs.millis(now)),
                 "basePrice": DecimalFormat.fixed(BenchMarkets.usdKRW, places: 2),
             ]) + "]")
@@ -129,20 +84,14 @@ final class MockExchangeAPIs: Sendable {
     /// Requests per exchange (and `dunamu`), and how many of them began a poll.
     func traffic() -> [String: (requests: Int, polls: Int)] {
         var result: [String: (requests: Int, polls: Int)] = [:]
-        let firstProduct = "/products/\(assets.first ?? "BTC")-USDT/ticker"
         for request in server.requests {
-            let (name, startsPoll): (String, Bool) = switch request.path {
-            case "/api/v3/ticker/24hr": ("binance", request.query?.contains("symbols=") == true)
-            case "/v5/market/tickers": ("bybit", true)
-            case "/api/v5/market/tickers": ("okx", true)
-            case "/api/v2/spot/market/tickers": ("bitget", true)
-            case "/v1/ticker": ("upbit", true)
-            case "/v1/market/all": ("upbit", false)
-            case "/public/ticker/ALL_KRW": ("bithumb", true)
-            case "/0/public/Ticker": ("kraken", true)
-            case "/v1/forex/recent": ("dunamu", true)
-            case _ where request.path.hasPrefix("/products/"): ("coinbase", request.path == firstProduct)
-            default: (request.path, false)
+            let wire = WireRequest(path: request.path, query: request.query, nowMillis: 0)
+            var (name, startsPoll) = (request.path, request.path == "/v1/forex/recent")
+            if startsPoll { name = "dunamu" }
+            for (descriptor, book) in books {
+                guard let starts = descriptor.wire.rest.startsPoll(wire, book) else { continue }
+                (name, startsPoll) = (descriptor.id.rawValue, starts)
+                break
             }
             result[name, default: (0, 0)].requests += 1
             if startsPoll { result[name, default: (0, 0)].polls += 1 }
@@ -154,17 +103,7 @@ final class MockExchangeAPIs: Sendable {
 
     // MARK: Helpers
 
-    private static func binance(_ text: String, status: Int = 200) -> MockHTTPServer.Response {
-        MockHTTPServer.Response(status: status, headers: [("Content-Type", "application/json"), ("X-MBX-USED-WEIGHT-1M", "42")], body: Data(text.utf8))
-    }
-
     static func millis(_ date: Date = Date()) -> Int64 { Int64(date.timeIntervalSince1970 * 1000) }
-
-    /// The percent-decoded value of `name` in a query string.
-    static func queryValue(_ name: String, in query: String?) -> String? {
-        guard let query, let item = query.split(separator: "&").first(where: { $0.hasPrefix("\(name)=") }) else { return nil }
-        return String(item.dropFirst(name.count + 1)).removingPercentEncoding
-    }
 
     /// Dunamu's `date`/`time` are Korean local time.
     static func kst(_ date: Date) -> (date: String, time: String) {

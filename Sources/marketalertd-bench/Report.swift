@@ -1,5 +1,6 @@
 import Foundation
 import MarketAlertCore
+import MarketAlertIO
 
 /// One budget's outcome, printed as `PASS decode binance 3000 symbols: median 3.1 ms (budget 10 ms)`.
 struct Verdict {
@@ -162,7 +163,7 @@ enum Report {
     static func rss(_ r: DaemonRSSBenchmark.Result, seconds: Int) -> (String, [Verdict]) {
         var lines: [String] = []
         var rows = [["source", "requests", "polls"]]
-        for name in ["binance", "bybit", "bitget", "okx", "upbit", "bithumb", "kraken", "coinbase", "dunamu"] {
+        for name in ExchangeNames.all + ["dunamu"] {
             let t = r.traffic[name] ?? (0, 0)
             rows.append([name, "\(t.requests)", "\(t.polls)"])
         }
@@ -198,5 +199,6 @@ enum Report {
 }
 
 enum ExchangeNames {
-    static let all = ["binance", "bybit", "bitget", "okx", "upbit", "bithumb", "kraken", "coinbase"]
+    /// The registry's exchanges, in its order.
+    static let all = ExchangeRegistry.standard.listed.map(\.id.rawValue)
 }

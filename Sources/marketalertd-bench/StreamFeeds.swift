@@ -4,8 +4,8 @@ import MarketAlertIO
 import MarketAlertTestSupport
 import Synchronization
 
-/// One local WebSocket server per exchange (`WebSocketTestServer` with that exchange's persona: it acks the
-/// daemon's subscriptions as the exchange does), and a feeder pushing each exchange's ticker frames, in
+/// One local WebSocket server per registry exchange with a stream (`WebSocketTestServer` with the persona of
+/// its wire kit: it acks the daemon's subscriptions as the exchange does), and a feeder pushing each exchange's ticker frames, in
 /// its own wire shape, at a fixed rate across the watched assets, prices moving a little around each
 /// asset's level (a few premiums fire, most stay quiet).
 final class StreamFeeds: Sendable {
@@ -26,21 +26,14 @@ final class StreamFeeds: Sendable {
     init(markets: BenchMarkets) async throws {
         self.markets = markets
         var feeds: [Feed] = []
-        func add<P: ExchangeStreamProtocol>(_ stream: P, _ path: String, _ persona: @escaping WebSocketTestServer.Persona, binary: Bool = false) async throws {
-            let krw = EvaluationBenchmark.krwExchanges.contains(stream.exchange)
-            feeds.append(Feed(
-                exchange: stream.exchange, server: try await WebSocketTestServer(persona: persona), path: path, quote: krw ? "KRW" : "USDT",
-                marketID: { stream.marketID($0) }, binary: binary))
-        }
         let knobs = StreamPersonaKnobs(.ack)
-        try await add(BinanceStream(), "/ws", StreamPersonas.binance(knobs))
-        try await add(BybitStream(), "/v5/public/spot", StreamPersonas.bybit(knobs))
-        try await add(BitgetStream(), "/v2/ws/public", StreamPersonas.bitget(knobs))
-        try await add(OKXStream(), "/ws/v5/public", StreamPersonas.okx(knobs))
-        try await add(UpbitStream(), "/websocket/v1", StreamPersonas.upbitStyle(binary: true, format: "SIMPLE")(knobs), binary: true)
-        try await add(BithumbStream(), "/websocket/v1", StreamPersonas.upbitStyle(binary: false, format: "DEFAULT")(knobs))
-        try await add(KrakenStream(), "/v2", StreamPersonas.kraken(knobs))
-        try await add(CoinbaseStream(), "/", StreamPersonas.coinbase(knobs))
+        for descriptor in ExchangeRegistry.standard.listed {
+            guard let stream = descriptor.stream, let peer = descriptor.wire.stream else { continue }
+            let server = try await WebSocketTestServer(persona: StreamPersonas.persona(peer)(knobs))
+            feeds.append(Feed(
+                exchange: descriptor.id, server: server, path: peer.path, quote: descriptor.wire.homeQuote,
+                marketID: { stream.marketID($0) }, binary: peer.binary))
+        }
         self.feeds = feeds
     }
 

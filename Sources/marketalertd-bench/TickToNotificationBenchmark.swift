@@ -37,7 +37,7 @@ struct TickToNotificationBenchmark {
     let frames: Int
 
     func run() async throws -> Result {
-        let server = try await WebSocketTestServer(persona: StreamPersonas.binance(StreamPersonaKnobs(.ack)))
+        let server = try await WebSocketTestServer(persona: StreamPersonas.of(.binance)(StreamPersonaKnobs(.ack)))
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("marketalertd-bench-\(UUID().uuidString).jsonl").path
         let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard fd >= 0 else { throw Failure(description: "cannot open \(output)") }

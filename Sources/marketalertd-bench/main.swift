@@ -42,14 +42,14 @@ do {
     let fixtures = FixtureFiles(override: options.fixtures)
     let list = try BinanceBulkList(fixtures: fixtures)
     let markets = try BenchMarkets(list)
-    let shapes = try ExchangeRowShapes(fixtures: fixtures, binanceList: list)
+    let dunamu = try fixtures.firstRow("dunamu/forex-recent-KRWUSD-20210813.json")
     print("watched assets (\(markets.assets.count)): \(markets.assets.joined(separator: " "))")
     if options.rss {
         // Streaming: REST stays the fallback, polled as the daemon would beside live streams (every 5 s).
         let interval = options.idle ? "1h" : options.streams ? "5s" : "1s"
         let what = options.idle ? "idle" : options.streams ? "streaming at \(options.rate) frames/s per exchange" : "memory"
         print("\nDaemon \(what): \(options.binary), \(options.seconds) s, 8 exchanges × 50 assets at poll_interval \(interval) (+ Dunamu USD/KRW)")
-        let apis = try await MockExchangeAPIs(markets: markets, list: list, shapes: shapes)
+        let apis = try await MockExchangeAPIs(markets: markets, list: list, dunamu: dunamu)
         let feeds = options.streams ? try await StreamFeeds(markets: markets) : nil
         let result: DaemonRSSBenchmark.Result
         do {
@@ -75,7 +75,7 @@ do {
         verdicts += rssVerdicts
     } else {
         print("\nDecode (\(BinanceBulkList.fixture): \(list.recordedCount) recorded rows + \(list.rows.count - list.recordedCount) copies; 50 watched USDT pairs)")
-        let decode = try DecodeBenchmark(list: list, markets: markets, shapes: shapes).run(iterations: options.iterations)
+        let decode = try DecodeBenchmark(list: list, markets: markets).run(iterations: options.iterations)
         let (decodeTable, decodeVerdict) = Report.decode(decode)
         print(decodeTable)
         if let decodeVerdict { verdicts.append(decodeVerdict) }

@@ -9,5 +9,6 @@ package enum BinanceExchange {
         marketID: BinanceTickerSource.symbol,
         makeQuoteSource: { BinanceTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try BinanceTickerSource.decode(body, watched: watched, receivedAt: at) },
-        stream: BinanceStream())
+        stream: BinanceStream(),
+        wire: BinanceWire.kit)
 }

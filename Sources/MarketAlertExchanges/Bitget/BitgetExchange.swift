@@ -9,5 +9,6 @@ package enum BitgetExchange {
         marketID: BitgetTickerSource.symbol,
         makeQuoteSource: { BitgetTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try BitgetTickerSource.decode(body, watched: watched, receivedAt: at) },
-        stream: BitgetStream())
+        stream: BitgetStream(),
+        wire: BitgetWire.kit)
 }

@@ -17,5 +17,6 @@ package enum BithumbExchange {
             }
             return result
         },
-        stream: BithumbStream())
+        stream: BithumbStream(),
+        wire: BithumbWire.kit)
 }

@@ -9,5 +9,6 @@ package enum BybitExchange {
         marketID: BybitTickerSource.symbol,
         makeQuoteSource: { BybitTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try BybitTickerSource.decode(body, watched: watched, receivedAt: at) },
-        stream: BybitStream())
+        stream: BybitStream(),
+        wire: BybitWire.kit)
 }

@@ -11,5 +11,6 @@ package enum CoinbaseExchange {
         decodeTickers: { body, watched, at throws(SourceError) in
             try watched.map { pair throws(SourceError) in try CoinbaseTickerSource.decode(body, product: pair, receivedAt: at) }
         },
-        stream: CoinbaseStream())
+        stream: CoinbaseStream(),
+        wire: CoinbaseWire.kit)
 }

@@ -9,5 +9,6 @@ package enum KrakenExchange {
         marketID: KrakenPairNames.requestName,
         makeQuoteSource: { KrakenTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try KrakenTickerSource.decode(body, watched: watched, receivedAt: at) },
-        stream: KrakenStream())
+        stream: KrakenStream(),
+        wire: KrakenWire.kit)
 }

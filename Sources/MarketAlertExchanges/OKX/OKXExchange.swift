@@ -9,5 +9,6 @@ package enum OKXExchange {
         marketID: OKXTickerSource.instrumentID,
         makeQuoteSource: { OKXTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try OKXTickerSource.decode(body, watched: watched, receivedAt: at) },
-        stream: OKXStream())
+        stream: OKXStream(),
+        wire: OKXWire.kit)
 }

@@ -9,5 +9,6 @@ package enum UpbitExchange {
         marketID: UpbitTickerSource.marketCode,
         makeQuoteSource: { UpbitTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try UpbitTickerSource.decode(body, watched: watched, receivedAt: at) },
-        stream: UpbitStream())
+        stream: UpbitStream(),
+        wire: UpbitWire.kit)
 }

@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func aRegistrySourceRunsAgainstTheURLItIsGiven() async throws {
-        let server = try await WebSocketTestServer(persona: StreamPersonas.binance(StreamPersonaKnobs()))
+        let server = try await WebSocketTestServer(persona: StreamPersonas.of(.binance)(StreamPersonaKnobs()))
         let log = UpdateLog()
         let context = StreamContext(clock: ManualClock(now: Date(timeIntervalSince1970: 1_750_000_000)), logger: Logger(label: "test"))
         let source = try #require(ExchangeRegistry.standard.makeStreamSource(try Self.settings(.binance, stream: server.url("/ws")), context: context))

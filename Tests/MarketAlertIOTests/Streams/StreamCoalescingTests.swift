@@ -86,7 +86,7 @@ import Testing
     private static func binanceStream(
         _ consumer: @escaping @Sendable (StreamUpdate) -> Void
     ) async throws -> (WebSocketTestServer, StreamCounters, Task<Void, Never>) {
-        let server = try await WebSocketTestServer(persona: StreamPersonas.binance(StreamPersonaKnobs()))
+        let server = try await WebSocketTestServer(persona: StreamPersonas.of(.binance)(StreamPersonaKnobs()))
         let counters = StreamCounters()
         let source = WebSocketStreamSource(
             protocol: BinanceStream(), url: server.url("/ws"), clock: ManualClock(now: Date(timeIntervalSince1970: 1_750_000_000)),

@@ -32,7 +32,7 @@ import Testing
         let chain = try NIOSSLCertificate.fromPEMBytes(certificate.certificatePEM).map { NIOSSLCertificateSource.certificate($0) }
         let key = try NIOSSLPrivateKey(bytes: certificate.keyPEM, format: .pem)
         let tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
-        return try await WebSocketTestServer(persona: StreamPersonas.binance(knobs), tls: tls)
+        return try await WebSocketTestServer(persona: StreamPersonas.of(.binance)(knobs), tls: tls)
     }
 
     func run(_ server: WebSocketTestServer, trusting certificate: Certificate?) async throws -> (UpdateLog, Task<Void, Never>) {

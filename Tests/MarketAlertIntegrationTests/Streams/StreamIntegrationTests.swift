@@ -44,7 +44,7 @@ struct StreamIntegrationTests {
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
         let knobs = StreamPersonaKnobs()
-        let server = try await WebSocketTestServer(persona: StreamPersonas.binance(knobs))
+        let server = try await WebSocketTestServer(persona: StreamPersonas.of(.binance)(knobs))
         apis.set("binance", "BTC", "100000.00")
         apis.set("bybit", "BTC", "100000.00")
         try harness.writeConfig(Self.config(harness, stream: server.url()))

@@ -48,7 +48,7 @@ struct StreamListingIntegrationTests {
         // Bybit refuses every KRW market in-band (it lists none), and SOLUSDT too although its REST lists it
         // (a market the stream does not carry).
         knobs.refuse(Set(Self.assets.map { "\($0)KRW" } + ["SOLUSDT"]))
-        let server = try await WebSocketTestServer(persona: StreamPersonas.bybit(knobs))
+        let server = try await WebSocketTestServer(persona: StreamPersonas.of(.bybit)(knobs))
         for asset in Self.assets {
             apis.set("binance", asset, "100.00")
             apis.set("bybit", asset, "100.00")

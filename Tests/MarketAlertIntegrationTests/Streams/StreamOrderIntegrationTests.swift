@@ -57,7 +57,7 @@ struct StreamOrderIntegrationTests {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
-        let server = try await WebSocketTestServer(persona: StreamPersonas.binance(StreamPersonaKnobs()))
+        let server = try await WebSocketTestServer(persona: StreamPersonas.of(.binance)(StreamPersonaKnobs()))
         let daemon = try await Self.start(harness, server)
         defer { daemon.terminate() }
         let api = try await DaemonAPI.connect(to: daemon)
@@ -85,7 +85,7 @@ struct StreamOrderIntegrationTests {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
-        let server = try await WebSocketTestServer(persona: StreamPersonas.binance(StreamPersonaKnobs()))
+        let server = try await WebSocketTestServer(persona: StreamPersonas.of(.binance)(StreamPersonaKnobs()))
         let daemon = try await Self.start(harness, server, keepFiringFor: "10s")
         defer { daemon.terminate() }
 

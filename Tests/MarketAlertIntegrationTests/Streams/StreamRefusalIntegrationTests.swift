@@ -44,7 +44,7 @@ struct StreamRefusalIntegrationTests {
         defer { harness.cleanUp() }
         let knobs = StreamPersonaKnobs()
         knobs.refuse(["ETHUSDT"])
-        let server = try await WebSocketTestServer(persona: StreamPersonas.bybit(knobs))
+        let server = try await WebSocketTestServer(persona: StreamPersonas.of(.bybit)(knobs))
         for exchange in ["binance", "bybit"] {
             apis.set(exchange, "BTC", "100000.00")
             apis.set(exchange, "ETH", "4000.00")

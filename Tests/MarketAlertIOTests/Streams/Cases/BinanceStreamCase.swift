@@ -11,7 +11,7 @@ extension StreamCase {
         pairs: [MarketPair(base: "NKN", quote: "USDT"), MarketPair(base: "LRC", quote: "BTC"),
                 MarketPair(base: "BNB", quote: "USDT"), MarketPair(base: "BNB", quote: "BTC")],
         makeSource: source(BinanceStream()),
-        persona: StreamPersonas.binance,
+        persona: StreamPersonas.of(.binance),
         expectedTopics: Set(["nknusdt", "lrcbtc", "bnbusdt", "bnbbtc"].flatMap { ["\($0)@bookTicker", "\($0)@ticker"] }),
         topics: { texts in Set(texts.flatMap { (StreamPersonas.object($0)?["params"] as? [String]) ?? [] }) },
         recorded: lines("streams/binance/bookTicker-combined-20211012-cryptofeed.jsonl") + lines("streams/binance/docs-examples.jsonl"),

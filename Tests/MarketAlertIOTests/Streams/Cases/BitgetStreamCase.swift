@@ -9,7 +9,7 @@ extension StreamCase {
         name: "bitget", exchange: .bitget, path: "/v2/ws/public",
         pairs: [MarketPair(base: "ETH", quote: "USDT"), MarketPair(base: "BTC", quote: "USDT")],
         makeSource: source(BitgetStream()),
-        persona: StreamPersonas.bitget,
+        persona: StreamPersonas.of(.bitget),
         expectedTopics: ["ticker:BTCUSDT", "ticker:ETHUSDT"],
         topics: { texts in
             Set(texts.flatMap { text -> [String] in

@@ -9,7 +9,7 @@ extension StreamCase {
         name: "bithumb", exchange: .bithumb, path: "/websocket/v1",
         pairs: [MarketPair(base: "BTC", quote: "KRW"), MarketPair(base: "ETH", quote: "KRW")],
         makeSource: source(BithumbStream()),
-        persona: StreamPersonas.upbitStyle(binary: false, format: "DEFAULT"),
+        persona: StreamPersonas.of(.bithumb),
         expectedTopics: ["ticker:KRW-BTC", "ticker:KRW-ETH", "orderbook:KRW-BTC.1", "orderbook:KRW-ETH.1"],
         topics: upbitStyleTopics,
         recorded: lines("streams/bithumb/docs-examples.jsonl") + lines("streams/bithumb/orderbook-DEFAULT-constructed.jsonl"),

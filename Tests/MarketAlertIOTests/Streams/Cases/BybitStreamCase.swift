@@ -9,7 +9,7 @@ extension StreamCase {
         name: "bybit", exchange: .bybit, path: "/v5/public/spot",
         pairs: [MarketPair(base: "BTC", quote: "USDT"), MarketPair(base: "ETH", quote: "USDT")],
         makeSource: source(BybitStream()),
-        persona: StreamPersonas.bybit,
+        persona: StreamPersonas.of(.bybit),
         expectedTopics: ["orderbook.1.BTCUSDT", "tickers.BTCUSDT", "orderbook.1.ETHUSDT", "tickers.ETHUSDT"],
         topics: { texts in Set(texts.flatMap { (StreamPersonas.object($0)?["args"] as? [String]) ?? [] }) },
         recorded: lines("streams/bybit/docs-examples.jsonl"),

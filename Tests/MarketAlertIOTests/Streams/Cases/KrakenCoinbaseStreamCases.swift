@@ -9,7 +9,7 @@ extension StreamCase {
         name: "kraken", exchange: .kraken, path: "/v2",
         pairs: [MarketPair(base: "BTC", quote: "USD"), MarketPair(base: "ETH", quote: "USD"), MarketPair(base: "SOL", quote: "USD")],
         makeSource: source(KrakenStream()),
-        persona: StreamPersonas.kraken,
+        persona: StreamPersonas.of(.kraken),
         expectedTopics: ["BTC/USD", "ETH/USD", "SOL/USD"],
         topics: { texts in
             Set(texts.flatMap { text -> [String] in
@@ -40,7 +40,7 @@ extension StreamCase {
         name: "coinbase", exchange: .coinbase, path: "/",
         pairs: [MarketPair(base: "SKL", quote: "USD"), MarketPair(base: "DASH", quote: "BTC"), MarketPair(base: "BTC", quote: "USD")],
         makeSource: source(CoinbaseStream()),
-        persona: StreamPersonas.coinbase,
+        persona: StreamPersonas.of(.coinbase),
         expectedTopics: ["BTC-USD", "DASH-BTC", "SKL-USD"],
         topics: { texts in Set(texts.flatMap { (StreamPersonas.object($0)?["product_ids"] as? [String]) ?? [] }) },
         recorded: lines("streams/coinbase/ticker-SKL-USD-DASH-BTC-20210417-cryptofeed.jsonl"),

@@ -9,7 +9,7 @@ extension StreamCase {
         name: "okx", exchange: .okx, path: "/ws/v5/public",
         pairs: [MarketPair(base: "BTC", quote: "USDT"), MarketPair(base: "ETH", quote: "USDT")],
         makeSource: source(OKXStream()),
-        persona: StreamPersonas.okx,
+        persona: StreamPersonas.of(.okx),
         expectedTopics: ["tickers:BTC-USDT", "tickers:ETH-USDT"],
         topics: { texts in
             Set(texts.flatMap { text -> [String] in

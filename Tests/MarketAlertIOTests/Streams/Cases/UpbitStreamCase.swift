@@ -9,7 +9,7 @@ extension StreamCase {
         name: "upbit", exchange: .upbit, path: "/websocket/v1",
         pairs: [MarketPair(base: "LAMB", quote: "KRW"), MarketPair(base: "WAVES", quote: "KRW"), MarketPair(base: "BTC", quote: "KRW")],
         makeSource: source(UpbitStream()),
-        persona: StreamPersonas.upbitStyle(binary: true, format: "SIMPLE"),
+        persona: StreamPersonas.of(.upbit),
         expectedTopics: ["ticker:KRW-BTC", "ticker:KRW-LAMB", "ticker:KRW-WAVES", "orderbook:KRW-BTC.1", "orderbook:KRW-LAMB.1", "orderbook:KRW-WAVES.1"],
         topics: upbitStyleTopics,
         recorded: binaryLines("streams/upbit/orderbook-SIMPLE-20210417-cryptofeed.jsonl") + binaryLines("streams/upbit/ticker-SIMPLE-constructed.jsonl"),

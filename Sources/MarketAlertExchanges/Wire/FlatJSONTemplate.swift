@@ -1,15 +1,17 @@
+import Foundation
+
 /// One recorded JSON object with scalar members (`{"symbol":"BTCUSDT","lastPrice":"67123.45",…}`), kept as
 /// its raw member tokens in their recorded order, so that synthesized rows keep every field's real shape
 /// (strings stay strings, numbers keep their digits, keys keep their order) and only the named members change.
-struct FlatJSONTemplate: Sendable {
-    struct Malformed: Error, CustomStringConvertible {
-        var description: String
+package struct FlatJSONTemplate: Sendable {
+    package struct Malformed: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// `(key, raw JSON token)` in recorded order.
-    let members: [(key: String, token: String)]
+    package let members: [(key: String, token: String)]
 
-    init(_ text: String) throws(Malformed) {
+    package init(_ text: String) throws(Malformed) {
         let bytes = Array(text.utf8)
         var index = 0
         func skipSpace() { while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 } }
@@ -61,18 +63,28 @@ struct FlatJSONTemplate: Sendable {
         self.members = members
     }
 
+    /// A template from a literal in this code base (a recorded row); a malformed one is a programming error
+    /// caught by the kit tests.
+    package init(constant text: String) {
+        do {
+            try self.init(text)
+        } catch {
+            preconditionFailure("malformed template: \(error)")
+        }
+    }
+
     /// The raw token of `key` (`"67123.45"` with its quotes, or `163248000.00000000`).
-    func token(_ key: String) -> String? { members.first { $0.key == key }?.token }
+    package func token(_ key: String) -> String? { members.first { $0.key == key }?.token }
 
     /// The text of a string member without quotes, or a number's digits.
-    func text(_ key: String) -> String? {
+    package func text(_ key: String) -> String? {
         guard let token = token(key) else { return nil }
         return token.hasPrefix("\"") ? String(token.dropFirst().dropLast()) : token
     }
 
     /// The object with the given members replaced by raw JSON tokens (use `.quoted` for strings).
     /// Every replaced key must exist in the template, so a typo cannot silently add a field.
-    func render(_ replacements: [String: String]) -> String {
+    package func render(_ replacements: [String: String]) -> String {
         precondition(replacements.keys.allSatisfy { key in members.contains { $0.key == key } }, "unknown template key in \(replacements.keys.sorted())")
         var out = "{"
         for (position, member) in members.enumerated() {
@@ -85,7 +97,7 @@ struct FlatJSONTemplate: Sendable {
 
 extension String {
     /// As a JSON string token (the values used here never need escaping).
-    var quoted: String { "\"" + self + "\"" }
+    package var quoted: String { "\"" + self + "\"" }
 
     fileprivate func trimmingTrailingSpace() -> String {
         var text = Substring(self)

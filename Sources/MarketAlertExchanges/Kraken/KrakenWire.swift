@@ -1,0 +1,76 @@
+import Foundation
+import MarketAlertCore
+
+/// Kraken as a peer: `/0/public/Ticker?pair=…` (only the pairs asked for, under the names asked;
+/// `EQuery:Unknown asset pair` when one is unknown), v2 `ticker` updates and one `subscribe` result per
+/// symbol.
+package enum KrakenWire {
+    package static let kit = ExchangeWireKit(
+        homeQuote: "USDT", recordedQuote: "USD",
+        rest: RESTPeer(
+            paths: [path], shapes: [],
+            body: { rows, _ in body(rows.map { (KrakenPairNames.requestName($0.pair), $0) }) },
+            answer: { request, book in
+                guard request.path == path else { return nil }
+                let names = request.listValue("pair")
+                let rows = names.compactMap { name in book.row(name).map { (name, $0) } }
+                guard !names.isEmpty, rows.count == names.count else { return .json(#"{"error":["EQuery:Unknown asset pair"]}"#) }
+                return .json(body(rows))
+            }),
+        stream: StreamPeer(path: "/v2", tickerFrame: frame, persona: persona),
+        fixtures: WireFixtures(rest: "kraken", stream: "streams/kraken"))
+
+    static let path = "/0/public/Ticker"
+
+    static func body(_ rows: [(name: String, row: WireRow)]) -> String {
+        #"{"error":[],"result":{"# + rows.map { "\"\($0.name)\":" + ticker($0.row) }.joined(separator: ",") + "}}"
+    }
+
+    /// Kraken's arrays: `a` = [ask, whole-lot volume, lot volume], `b` likewise, `c` = [last, lot volume];
+    /// prices are strings with the pair's own number of decimals.
+    static func ticker(_ m: WireRow) -> String {
+        let t = { (text: String) in text.quoted }
+        return "{\"a\":[\(t(m.ask)),\"1\",\"1.000\"],\"b\":[\(t(m.bid)),\"2\",\"2.000\"],\"c\":[\(t(m.last)),\(t(m.lastQty))],"
+            + "\"v\":[\(t(m.volume)),\(t(m.volume))],\"p\":[\(t(m.last)),\(t(m.last))],\"t\":[25646,28278],"
+            + "\"l\":[\(t(m.low)),\(t(m.low))],\"h\":[\(t(m.high)),\(t(m.high))],\"o\":\(t(m.open))}"
+    }
+
+    static func frame(_ row: WireRow, _ symbol: String, _ sequence: Int, _ millis: Int64) -> String {
+        let (p, b, a) = (row.last, row.bid, row.ask)
+        return #"{"channel":"ticker","type":"update","data":[{"symbol":"\#(symbol)","bid":\#(b),"bid_qty":0.5,"ask":\#(a),"ask_qty":0.5,"last":\#(p),"volume":10.5,"vwap":\#(p),"low":\#(b),"high":\#(a),"change":0.1,"change_pct":0.01}]}"#
+    }
+
+    static let times = #""time_in":"2026-11-23T10:00:00.000000Z","time_out":"2026-11-23T10:00:00.000001Z""#
+
+    /// `{"method":"subscribe","params":{"channel":"ticker","symbol":[…],"event_trigger":"bbo",…},"req_id":N}` → one
+    /// `{"method":"subscribe","result":{…,"symbol":…},"success":true,…}` per symbol; a refused symbol gets
+    /// `{"error":…,"method":"subscribe","success":false,"symbol":…}`.
+    static func persona(_ text: String, _ knobs: PersonaKnobs) -> [WireReply] {
+        guard let request = WireJSON.object(text), let method = request["method"] as? String else {
+            return [.text(#"{"error":"Malformed request","method":"","success":false,"# + times + "}")]
+        }
+        let requestID = request["req_id"] as? Int ?? 0
+        if method == "ping" {
+            return knobs.answerPings ? [.text("{\"method\":\"pong\",\"req_id\":\(requestID),\(times)}")] : []
+        }
+        guard method == "subscribe", let params = request["params"] as? [String: Any], params["channel"] as? String == "ticker",
+              params["event_trigger"] as? String == "bbo", let symbols = params["symbol"] as? [String], !symbols.isEmpty,
+              symbols.allSatisfy({ WireJSON.matches($0, #"^[A-Z0-9]+/[A-Z0-9]+$"#) })
+        else {
+            return [.text("{\"error\":\"Invalid request\",\"method\":\"subscribe\",\"req_id\":\(requestID),\"success\":false,\(times)}")]
+        }
+        return symbols.enumerated().compactMap { position, symbol -> WireReply? in
+            let ack = "{\"method\":\"subscribe\",\"result\":{\"channel\":\"ticker\",\"event_trigger\":\"bbo\",\"snapshot\":true,\"symbol\":\"\(symbol)\"},\"success\":true,\(times),\"req_id\":\(requestID)}"
+            func refusal(_ error: String) -> WireReply {
+                .text("{\"error\":\"\(error)\",\"method\":\"subscribe\",\"req_id\":\(requestID),\"success\":false,\"symbol\":\"\(symbol)\",\(times)}")
+            }
+            if knobs.refused.contains(symbol) { return refusal("Currency pair not supported \(symbol)") }
+            switch knobs.mode {
+            case .ack: return .text(ack)
+            case .partial: return position == 0 ? .text(ack) : nil
+            case .reject: return refusal("Exceeded msg rate")
+            case .silent: return nil
+            }
+        }
+    }
+}
