@@ -8,7 +8,7 @@ import Testing
 /// Each exchange's descriptor carries its stream: a secure default endpoint and its own protocol; the
 /// registry builds it only when the configuration allows (stream on, a stream URL).
 @Suite struct ExchangeStreamRegistryTests {
-    static let exchanges: [ExchangeID] = [.binance, .bybit, .bitget, .okx, .upbit, .bithumb, .kraken, .coinbase]
+    static let exchanges: [ExchangeID] = ExchangeRegistry.standard.listed.filter { $0.stream != nil }.map(\.id)
 
     static func settings(_ exchange: ExchangeID, stream url: URL?) throws -> ExchangeSettings {
         let descriptor = try #require(ExchangeRegistry.standard[exchange])
