@@ -54,22 +54,28 @@ enum FrameAllocationBenchmark {
                 if case .quotes(let quotes) = update { _ = core.decideQuotes(quotes, from: exchange) }
             }
             intake.accept([StreamConnectionStateMachine.OpenLink(id: link, live: true)])
-            // Frames are made before counting: making them allocates, reading them must not.
-            let frames: [ByteBuffer] = (0..<framesPerExchange).compactMap { tick in
-                let asset = markets.assets[(tick * 7) % markets.assets.count]
-                let symbol = stream.marketID(MarketPair(base: asset, quote: quote))
-                return TickerFrames.frame(exchange, symbol: symbol, quote: quote, usdPrice: markets.usdPrice(asset), tick: tick)
-                    .map { ByteBuffer(string: $0) }
+            // Frames are made before counting: making them allocates, reading them must not. One set per round
+            // (the warm-up's first), numbered on from the last, as an exchange numbers them: a replayed frame
+            // would be dropped as out of order by the exchanges that number their updates.
+            let sets: [[ByteBuffer]] = (0...rounds).map { round in
+                (0..<framesPerExchange).compactMap { index in
+                    let tick = round * framesPerExchange + index
+                    let asset = markets.assets[(index * 7) % markets.assets.count]
+                    let symbol = stream.marketID(MarketPair(base: asset, quote: quote))
+                    return TickerFrames.frame(exchange, symbol: symbol, quote: quote, usdPrice: markets.usdPrice(asset), tick: tick)
+                        .map { ByteBuffer(string: $0) }
+                }
             }
-            func read() {
-                for frame in frames {
+            let frames = sets[0]
+            func read(_ set: [ByteBuffer]) {
+                for frame in set {
                     _ = intake.take(frame, compressed: false, from: link)
                     intake.flush()
                 }
             }
-            read()  // warm-up: buffers reach their working size
+            read(sets[0])  // warm-up: buffers reach their working size
             allocation_counter_start()
-            for _ in 0..<rounds { read() }
+            for round in 1...rounds { read(sets[round]) }
             let allocations = allocation_counter_stop()
             rows.append(Row(exchange: exchange, frames: frames.count * rounds, decoded: counters.snapshot.dataFrames, allocations: allocations))
         }
