@@ -35,6 +35,7 @@ final class MockMarketAPIs: Sendable {
         let upbitData = Self.json(try Self.firstObject(Fixtures.data("upbit/ticker-KRW-BTC-ETH.json")))
         let dunamuData = Self.json(try Self.firstObject(Fixtures.data("dunamu/forex-recent-KRWUSD-20210813.json")))
         let oxrData = try Fixtures.data("openexchangerates/latest-USD-20180329.json")
+        let bithumbData = try Fixtures.data("bithumb/public-ticker-ALL_KRW-trimmed-20221005.json")
 
         server.route("/api/v3/ticker/24hr") { [weak self] request in
             guard let self else { return .json("[]") }
@@ -82,6 +83,21 @@ final class MockMarketAPIs: Sendable {
                 return String(decoding: Self.json(entry), as: UTF8.self).replacingOccurrences(of: "\"__PRICE__\"", with: price)
             }
             return .json("[" + body.joined(separator: ",") + "]")
+        }
+        // Bithumb's public API, `ALL_KRW` only: every coin set for "bithumb", `closing_price` the price, the
+        // shared `date` (ms, a string) now. Its coins are also what the daemon subscribes to on the stream.
+        server.route("/public/ticker/ALL_KRW") { [weak self] _ in
+            guard let self else { return .json("{}") }
+            if let override = self.market("bithumb").override { return override }
+            let template = Self.object(bithumbData)
+            let coin = ((template["data"] as? [String: Any])?["BTC"] as? [String: Any]) ?? [:]
+            var data: [String: Any] = ["date": String(Self.millis(Date()))]
+            for (asset, price) in self.market("bithumb").prices {
+                var entry = coin
+                entry["closing_price"] = price
+                data[asset] = entry
+            }
+            return .data(Self.json(["status": "0000", "data": data]))
         }
         server.route("/v1/forex/recent") { [weak self] _ in
             guard let self else { return .json("[]") }
