@@ -85,6 +85,14 @@ struct SilenceIntegrationTests {
         let alert = try #require((try await api.get("/api/v1/alerts").json["alerts"] as? [[String: Any]])?.first)
         #expect(alert["last_notified_at"] is NSNull)
         #expect(alert["severity"] as? String == "notice")
+        // /api/v1/alerts shows the engine's decision as soon as it is taken; the publisher counts the held-back
+        // notification only after committing it, so wait for that publication (its log line, then the count).
+        try await first.waitForLine("the notification held back", stderr: true) {
+            $0.contains("notification held back by a silence") && $0.contains("premium/global/BTC")
+        }
+        try await first.waitUntil("the held-back notification counted", timeout: .seconds(5)) {
+            (try await api.metrics().value("marketalertd_notifications_silenced_total", ["kind": "premium"]) ?? 0) >= 1
+        }
         #expect(try await api.metrics().value("marketalertd_notifications_silenced_total", ["kind": "premium"]) == 1)
         #expect(Self.premiumEvents(first).isEmpty)
         #expect(Self.premiumDeliveries(receiver).isEmpty)
