@@ -8,7 +8,7 @@ import MarketAlertIO
 /// (if armed) is asleep too; only then does the test look or move time. Nothing really sleeps.
 package final class RuntimeHarness: Sendable {
     package let clock: ManualClock
-    package let runtime: DaemonRuntime
+    package let runtime: DataPathService
     package let sink: RecordingSink
     package let lifecycle: RecordingLifecycle
     /// How many producers sleep between their polls.
@@ -19,9 +19,9 @@ package final class RuntimeHarness: Sendable {
     package static func start(
         settings: Settings, store: (any AlertStore)?, factory: ProducerFactory, clock: ManualClock, producers: Int,
         sink: RecordingSink = RecordingSink(), lifecycle: RecordingLifecycle = RecordingLifecycle(), ids: (@Sendable () -> String)? = nil,
-        leadership: LeadershipEvents? = nil, prepare: @Sendable (DaemonRuntime) async -> Void = { _ in }
+        leadership: LeadershipEvents? = nil, prepare: @Sendable (DataPathService) async -> Void = { _ in }
     ) async -> RuntimeHarness {
-        let runtime = await DaemonRuntime.make(
+        let runtime = await DataPathService.make(
             settings: settings, store: store, sinks: [sink], factory: factory, clock: clock, lifecycle: lifecycle,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), makeID: ids ?? EventID.make,
             leadership: leadership)
@@ -31,7 +31,7 @@ package final class RuntimeHarness: Sendable {
         return harness
     }
 
-    private init(clock: ManualClock, runtime: DaemonRuntime, sink: RecordingSink, lifecycle: RecordingLifecycle, producers: Int) {
+    private init(clock: ManualClock, runtime: DataPathService, sink: RecordingSink, lifecycle: RecordingLifecycle, producers: Int) {
         self.clock = clock
         self.runtime = runtime
         self.sink = sink

@@ -33,7 +33,7 @@ struct MetricsScrapeBenchmark {
             at: now.addingTimeInterval(-30))
 
         let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
-        let runtime = await DaemonRuntime.make(
+        let runtime = await DataPathService.make(
             settings: settings, store: nil, sinks: [], factory: ProducerFactory(quoteSource: { _ in nil }), clock: SystemClock(), logger: logger)
         let metrics = DaemonMetrics(webhookQueue: store)
         let liveness = EngineLiveness(stuckAfter: .seconds(30))

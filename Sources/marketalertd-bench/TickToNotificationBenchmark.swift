@@ -9,7 +9,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// Frame received → notification written, inside the process: the real runtime (`DaemonRuntime`: stream
+/// Frame received → notification written, inside the process: the real runtime (`DataPathService`: stream
 /// driver, inbox, engine loop, publisher) with a real Binance stream source connected to a local
 /// `WebSocketTestServer`, and the JSON stdout sink writing to a file. Each pushed bookTicker frame moves
 /// BTC across the rule's level (fire) or back under its clear level (resolve), so every frame is one
@@ -48,7 +48,7 @@ struct TickToNotificationBenchmark {
         let sink = TimedSink(inner: StdoutSink(format: .json, displayTimeZones: ["UTC"]) { line in Self.write(line, to: fd) })
         let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
         let clock = SystemClock()
-        let runtime = await DaemonRuntime.make(
+        let runtime = await DataPathService.make(
             settings: Self.settings(streamURL: server.url("/ws")), store: nil, sinks: [sink],
             factory: ProducerFactory(
                 quoteSource: { settings in

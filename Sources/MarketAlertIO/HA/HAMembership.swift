@@ -49,7 +49,7 @@ package final class HAMembership: Sendable {
 
     /// The ServiceGroup service: migrations (retried with backoff until the database answers), then the lease.
     package func service(
-        runtime: DaemonRuntime, outbox: WebhookOutbox?, clock: any DaemonClock, lifecycle: HAStatusLifecycle, logger: Logger
+        runtime: DataPathService, outbox: WebhookOutbox?, clock: any DaemonClock, lifecycle: HAStatusLifecycle, logger: Logger
     ) -> HAService {
         HAService(membership: self, runtime: runtime, outbox: outbox, clock: clock, lifecycle: lifecycle, logger: logger)
     }
@@ -62,7 +62,7 @@ package struct HAConfigurationError: Error, CustomStringConvertible {
 
 package struct HAService: Service {
     let membership: HAMembership
-    let runtime: DaemonRuntime
+    let runtime: DataPathService
     let outbox: WebhookOutbox?
     let clock: any DaemonClock
     let lifecycle: HAStatusLifecycle
@@ -123,7 +123,7 @@ package struct HAService: Service {
             logger.error("HA: cannot read the stored alert states to take over: \(error)")
             return false
         }
-        await DaemonOperations.restoreSilences(into: runtime.inbox, store: membership.store, now: clock.now(), logger: logger)
+        await OperationsWiring.restoreSilences(into: runtime.inbox, store: membership.store, now: clock.now(), logger: logger)
         runtime.inbox.takeover(restored, epoch: epoch)
         await outbox?.wakeAll()
         lifecycle.roleChanged()

@@ -1,6 +1,6 @@
 import MarketAlertCore
 
-/// How the producers are made from settings; the daemon wires the real ones (`DaemonWiring`), tests pass
+/// How the producers are made from settings; the daemon wires the real ones (`ProducerSinkFactory`), tests pass
 /// their own sources.
 package struct ProducerFactory: Sendable {
     /// The REST source of a configured exchange (nil: unknown to the registry).

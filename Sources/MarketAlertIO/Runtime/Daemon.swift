@@ -75,16 +75,16 @@ package enum Daemon {
 
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration())
         let webhookClient = WebhookHTTPClient.make()
-        let wiring = DaemonWiring(
+        let wiring = ProducerSinkFactory(
             client: client, webhookClient: webhookClient, clock: clock, queue: store, secrets: SecretResolver(environment: environment),
             logger: logger, initial: settings)
         let haLifecycle = ha.map { HAStatusLifecycle(base: lifecycle, role: $0.role) }
         let statusLifecycle = HTTPStatusLifecycle(base: haLifecycle ?? lifecycle)
-        let runtime = await DaemonRuntime.make(
+        let runtime = await DataPathService.make(
             settings: settings, store: store, sinks: wiring.sinks(for: settings), factory: wiring.producers(), clock: clock,
             lifecycle: statusLifecycle, logger: logger, startupEvents: startupEvents, leadership: ha?.events,
             executor: DataPathExecutor.shared, writeReports: wiring.writeReports)
-        let http = await DaemonOperations.attach(
+        let http = await OperationsWiring.attach(
             to: runtime, settings: settings, store: store, clock: clock, lifecycle: statusLifecycle,
             secrets: SecretResolver(environment: environment), logger: logger, ha: ha?.role ?? .single)
         let reload = ConfigReloadService(path: configPath, lifecycle: lifecycle, logger: logger) { newSettings in
@@ -138,14 +138,14 @@ package enum Daemon {
             return (1, error.issues.map { "config: \($0)" }.joined(separator: "\n"))
         }
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration())
-        let wiring = DaemonWiring(
+        let wiring = ProducerSinkFactory(
             client: client, clock: clock, queue: nil, secrets: SecretResolver(environment: ProcessInfo.processInfo.environment),
             logger: logger, initial: settings)
         // A one-shot command: its alerts are written inline, before the report that follows them.
         let stdout = StdoutSink(format: settings.sinks.stdoutFormat, displayTimeZones: settings.displayTimeZones) {
             FileDescriptorWrite.blocking(STDOUT_FILENO, FileDescriptorWrite.line($0)) == nil
         }
-        let runtime = await DaemonRuntime.make(
+        let runtime = await DataPathService.make(
             settings: settings, store: nil, sinks: [stdout], factory: wiring.producers(), clock: clock, logger: logger)
         await runtime.runOnce(settings)
         let now = clock.now()

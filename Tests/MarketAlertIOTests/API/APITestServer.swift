@@ -19,7 +19,7 @@ final class APITestServer: Sendable {
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
 
     /// Attaches liveness, metrics and the publisher hooks to `runtime` (before it runs: `RuntimeHarness.start(prepare:)`).
-    static func prepare(_ runtime: DaemonRuntime, liveness: EngineLiveness, metrics: DaemonMetrics, silences: (any SilenceStore)?) async {
+    static func prepare(_ runtime: DataPathService, liveness: EngineLiveness, metrics: DaemonMetrics, silences: (any SilenceStore)?) async {
         await runtime.loop.attach(EngineLoopObservers([liveness, metrics]))
         await runtime.publisher.attach(DaemonPublicationHooks(metrics: metrics, silences: silences, logger: logger))
     }
@@ -27,7 +27,7 @@ final class APITestServer: Sendable {
     static let logger = Logger(label: "api-test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     init(
-        runtime: DaemonRuntime, clock: any DaemonClock, liveness: EngineLiveness, metrics: DaemonMetrics,
+        runtime: DataPathService, clock: any DaemonClock, liveness: EngineLiveness, metrics: DaemonMetrics,
         http: HTTPSettings = HTTPSettings(host: "127.0.0.1", port: 0), silences: (any SilenceStore)? = nil, environment: [String: String] = [:],
         history: (any HistoryStore)? = nil
     ) async throws {

@@ -311,7 +311,7 @@ struct IPOPollerTests {
             IPOTestKit.year(of: request) == 2026
                 ? .data((try? Fixtures.data("twse/publicForm-reconstructed.json")) ?? Data()) : .json(IPOTestKit.noData)
         }
-        let runtime = await DaemonRuntime.make(
+        let runtime = await DataPathService.make(
             settings: world.settings(notify: [.opens, .last_day]), store: world.store, sinks: [world.sink], factory: world.factory,
             clock: world.clock, logger: IPOTestKit.quietLogger)
         await runtime.runOnce(world.settings(notify: [.opens, .last_day]))

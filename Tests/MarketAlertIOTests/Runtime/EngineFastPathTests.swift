@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func aStreamCrossingIsDecidedOnArrivalAndPublishedOnce() async throws {
-        let harness = await DaemonRuntimeTests.Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
+        let harness = await DataPathServiceTests.Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
         await harness.settle()
         let runtime = harness.world.runtime
         let sentBefore = runtime.inbox.sent
@@ -46,7 +46,7 @@ import Testing
     /// A quote decided outside the loop that starts a `for` moves the loop's timer earlier: the notice goes out
     /// the moment the `for` has elapsed (2.5 s: between the loop's whole-second status and watchdog wakes).
     @Test func aForStartedByAStreamQuoteReArmsTheLoopsTimer() async throws {
-        let harness = await DaemonRuntimeTests.Harness(
+        let harness = await DataPathServiceTests.Harness(
             settings: try twoExchangeSettings(forDuration: "2500ms"), store: try SQLiteStore(inMemory: ()), start: start)
         await harness.settle()
         let runtime = harness.world.runtime
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func decisionsOnArrivalAndTheLoopsOwnArePublishedInTheOrderTheyWereTaken() async throws {
-        let harness = await DaemonRuntimeTests.Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
+        let harness = await DataPathServiceTests.Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
         await harness.settle()
         let runtime = harness.world.runtime
         // A stream quote crosses (decided at once); a REST answer then brings the price back, queued for the

@@ -12,7 +12,7 @@ import Testing
 
     @Test func aRefusedNotificationIsRetriedOnATimerWithoutAnotherPublication() async throws {
         let store = try SQLiteStore(inMemory: ())
-        let harness = await DaemonRuntimeTests.Harness(settings: try twoExchangeSettings(), store: store, start: start)
+        let harness = await DataPathServiceTests.Harness(settings: try twoExchangeSettings(), store: store, start: start)
         await harness.settle()
         harness.sink.setFailing(true)
         harness.bybit.set("BTC", "100120")  // 0.12%: a warning

@@ -97,7 +97,7 @@ struct SystemdUnitTests {
             try await sandbox.journal("-u", unit, "MESSAGE=marketalertd running").first
         }
         #expect(running["_TRANSPORT"] == "journal")
-        #expect(running["CODE_FILE"]?.hasSuffix("DaemonRuntime.swift") == true)
+        #expect(running["CODE_FILE"]?.hasSuffix("DataPathService.swift") == true)
         #expect(running["MARKETALERTD_LOGGER"] == "marketalertd")
         #expect(running["PRIORITY"] == "6")
 

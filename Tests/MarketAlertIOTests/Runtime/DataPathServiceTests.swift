@@ -7,7 +7,7 @@ import Testing
 
 /// The runtime in virtual time: pollers and the engine's deadline timer sleep on a ManualClock, and every
 /// step waits until they are asleep and the engine has caught up before the test looks or moves time.
-@Suite(.serialized) struct DaemonRuntimeTests {
+@Suite(.serialized) struct DataPathServiceTests {
     let start = Date(timeIntervalSince1970: 1_763_800_000)
 
     struct Harness {

@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// `AlertEngine`) → `AlertPublisher` → sinks and the webhook outbox. A ServiceGroup service: `run()` restores
 /// state, re-delivers what a crashed run left pending, starts the producers and the loop, and on graceful
 /// shutdown stops the producers, lets the loop publish what is queued, and returns.
-package final class DaemonRuntime: Service, Sendable {
+package final class DataPathService: Service, Sendable {
     package let inbox: EngineInbox
     package let loop: EngineLoop
     package let publisher: AlertPublisher
@@ -33,7 +33,7 @@ package final class DaemonRuntime: Service, Sendable {
         makeID: @escaping @Sendable () -> String = EventID.make, startupEvents: [AlertEvent] = [],
         leadership: LeadershipEvents? = nil, executor: (any TaskExecutor)? = nil,
         writeReports: SinkWriteReports? = nil
-    ) async -> DaemonRuntime {
+    ) async -> DataPathService {
         // HA: nothing to restore before the takeover, which adopts the stored states (after the migrations).
         let restored = leadership == nil
             ? await StateRestore.load(from: store, settings: settings, now: clock.now(), logger: logger) : StateRestore.Loaded()
@@ -43,7 +43,7 @@ package final class DaemonRuntime: Service, Sendable {
         if let leadership { await publisher.enableHA(reportingTo: leadership) }
         await publisher.publish(restored.legacy)
         await publisher.publish(Publication(events: startupEvents))
-        return DaemonRuntime(
+        return DataPathService(
             settings: settings, engine: engine, publisher: publisher, factory: factory, clock: clock, lifecycle: lifecycle, logger: logger,
             executor: executor, writeReports: writeReports, history: store as? any HistoryStore)
     }

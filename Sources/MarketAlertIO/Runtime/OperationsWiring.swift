@@ -5,7 +5,7 @@ import MarketAlertCore
 /// Wires what operators use around the runtime: liveness and metrics on the engine loop, the publisher's
 /// hooks (metrics, silence ends), the silences and firing records restored into the engine before any
 /// producer runs, and the HTTP server (a ServiceGroup service; nothing is served without `http:`).
-package enum DaemonOperations {
+package enum OperationsWiring {
     /// A loop busy with one input longer than this is stuck (`/healthz` 503): the watchdog interval when
     /// systemd arms one, else 30 s.
     package static func stuckAfter(_ lifecycle: any LifecycleObserver) -> Duration {
@@ -14,7 +14,7 @@ package enum DaemonOperations {
 
     /// Attaches to `runtime` and returns the HTTP server service. Call before the runtime runs.
     package static func attach(
-        to runtime: DaemonRuntime, settings: Settings, store: (any StateStore)?, clock: any DaemonClock, lifecycle: HTTPStatusLifecycle,
+        to runtime: DataPathService, settings: Settings, store: (any StateStore)?, clock: any DaemonClock, lifecycle: HTTPStatusLifecycle,
         secrets: SecretResolver, logger: Logger, ha: HARole = .single
     ) async -> HTTPServerService {
         let metrics = DaemonMetrics(webhookQueue: store)

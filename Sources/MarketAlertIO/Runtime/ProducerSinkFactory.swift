@@ -6,7 +6,7 @@ import ServiceLifecycle
 
 /// Makes the real parts from settings: the producers (through the exchange registry, the FX providers and
 /// TWSE) and the sinks.
-package struct DaemonWiring: Sendable {
+package struct ProducerSinkFactory: Sendable {
     package let client: HTTPClient
     package let clock: any DaemonClock
     package let secrets: SecretResolver
@@ -14,7 +14,7 @@ package struct DaemonWiring: Sendable {
     package let registry: ExchangeRegistry
     /// The durable webhook queue (one for the life of the process; reloads change its targets).
     package let outbox: WebhookOutbox?
-    /// What the queued sinks' writers report (the publisher follows it, `DaemonRuntime.run`).
+    /// What the queued sinks' writers report (the publisher follows it, `DataPathService.run`).
     package let writeReports = SinkWriteReports()
     /// The process's one stdout writer: every stdout sink a reload makes writes through it, in order.
     package let stdoutWriter: BackgroundWriter<StdoutSink.Line>
