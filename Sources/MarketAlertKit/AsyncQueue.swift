@@ -11,20 +11,25 @@ import Synchronization
 /// consumer drain what is queued and then end; a consumer cancelled while waiting (or already cancelled
 /// when it asks) ends at once and the queue is finished, its remaining elements dropped.
 package final class AsyncQueue<Element: Sendable>: AsyncSequence, Sendable {
-    private struct State {
-        var buffer: [Element] = []
+    // Inlinable, so each client module specializes the queue for its element: across a module boundary an
+    // unspecialized generic would look up metadata at every `yield` and `next`.
+    @usableFromInline
+    struct State {
+        @usableFromInline var buffer: [Element] = []
         /// Index of the first unread element in `buffer` (read elements are dropped in bulk).
-        var head = 0
-        var waiter: UnsafeContinuation<Element?, Never>?
-        var finished = false
+        @usableFromInline var head = 0
+        @usableFromInline var waiter: UnsafeContinuation<Element?, Never>?
+        @usableFromInline var finished = false
+
+        @usableFromInline init() {}
     }
 
-    private let state = Mutex(State())
+    @usableFromInline let state = Mutex(State())
 
-    package init() {}
+    @inlinable package init() {}
 
     /// Queues `element`; false (and dropped) once the queue is finished.
-    @discardableResult
+    @inlinable @discardableResult
     package func yield(_ element: Element) -> Bool {
         let outcome: (accepted: Bool, waiter: UnsafeContinuation<Element?, Never>?) = state.withLock { state in
             guard !state.finished else { return (false, nil) }
@@ -40,7 +45,7 @@ package final class AsyncQueue<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// No more elements: the consumer gets what is queued, then `nil`.
-    package func finish() {
+    @inlinable package func finish() {
         let waiter = state.withLock { state -> UnsafeContinuation<Element?, Never>? in
             state.finished = true
             defer { state.waiter = nil }
@@ -51,7 +56,7 @@ package final class AsyncQueue<Element: Sendable>: AsyncSequence, Sendable {
 
     /// The next element, waiting for one; nil once finished and drained, or when the consumer is cancelled.
     /// Runs in the caller's isolation (an actor consuming it does not hop off and back for each element).
-    package func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
+    @inlinable package func next(isolation actor: isolated (any Actor)? = #isolation) async -> Element? {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Element?, Never>) in
                 let ready: Element?? = state.withLock { state in
@@ -88,10 +93,12 @@ package final class AsyncQueue<Element: Sendable>: AsyncSequence, Sendable {
     package struct AsyncIterator: AsyncIteratorProtocol {
         package let queue: AsyncQueue
 
-        package func next() async -> Element? { await queue.next(isolation: nil) }
+        @inlinable package init(queue: AsyncQueue) { self.queue = queue }
 
-        package func next(isolation actor: isolated (any Actor)?) async -> Element? { await queue.next(isolation: actor) }
+        @inlinable package func next() async -> Element? { await queue.next(isolation: nil) }
+
+        @inlinable package func next(isolation actor: isolated (any Actor)?) async -> Element? { await queue.next(isolation: actor) }
     }
 
-    package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(queue: self) }
+    @inlinable package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(queue: self) }
 }
