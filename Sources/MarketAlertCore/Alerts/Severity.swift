@@ -13,10 +13,3 @@ package enum Severity: String, Sendable, Codable, CaseIterable, Comparable {
 
     package static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
 }
-
-/// What an alert is about. Mirrors the event schema's `kind` enum.
-package enum AlertKind: String, Sendable, Codable, CaseIterable, Hashable {
-    case premium, ipo, fx, source
-    /// v2: the daily digest.
-    case digest
-}

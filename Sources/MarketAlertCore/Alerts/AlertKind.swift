@@ -1,0 +1,6 @@
+/// What an alert is about. Mirrors the event schema's `kind` enum.
+package enum AlertKind: String, Sendable, Codable, CaseIterable, Hashable {
+    case premium, ipo, fx, source
+    /// v2: the daily digest.
+    case digest
+}
