@@ -50,7 +50,7 @@ struct DeliveryTargetTests {
     func aTargetThatIsNotAWebhookGetsTheOutboxsQueueAndRetries() async throws {
         let harness = try await OutboxHarness()
         let path = try makeTemporaryDirectory() + "/lines.txt"
-        FileManager.default.createFile(atPath: path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let target = FileLineTarget(name: "file", path: path, failures: 2)
         let outbox = WebhookOutbox(
