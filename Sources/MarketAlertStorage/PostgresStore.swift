@@ -60,9 +60,14 @@ package final class PostgresStore: Sendable {
 
     private struct PoolLifecycle {
         var started = false
+        /// `client.run()` is being called: operations may lease connections.
+        var running = false
         var ended = false
         var stopRequested = false
         var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Operations waiting for the pool to run, by id (removed when cancelled).
+        var runWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+        var nextRunWaiter: UInt64 = 0
     }
 
     /// Runs the connection pool until `shutdown()`, a graceful shutdown or cancellation; then every connection
@@ -74,18 +79,58 @@ package final class PostgresStore: Sendable {
         }
         if proceed {
             await withTaskGroup(of: Void.self) { [client, stopRequests] group in
-                group.addTask { await client.run() }  // ends at graceful shutdown or cancellation
+                group.addTask { [self] in
+                    markRunning()
+                    await client.run()  // ends at graceful shutdown or cancellation
+                }
                 group.addTask { for await _ in stopRequests.stream {} }  // ends at `shutdown()` or cancellation
                 await group.next()
                 group.cancelAll()
             }
         }
-        let waiters = lifecycle.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let (waiters, runWaiters) = lifecycle.withLock { state -> ([CheckedContinuation<Void, Never>], [CheckedContinuation<Bool, Never>]) in
             state.ended = true
-            defer { state.waiters = [] }
-            return state.waiters
+            defer {
+                state.waiters = []
+                state.runWaiters = [:]
+            }
+            return (state.waiters, Array(state.runWaiters.values))
         }
         for waiter in waiters { waiter.resume() }
+        for waiter in runWaiters { waiter.resume(returning: false) }
+    }
+
+    private func markRunning() {
+        let waiters = lifecycle.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            state.running = true
+            defer { state.runWaiters = [:] }
+            return Array(state.runWaiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: true) }
+    }
+
+    /// Waits until the pool runs (true), or has ended or the task is cancelled (false). An operation leases a
+    /// connection only then: postgres-nio queues a lease made before `run()`, and such a lease, cancelled by
+    /// the operation's deadline before the pool ran, could leave the operation waiting for ever.
+    private func poolRunning() async -> Bool {
+        let id = lifecycle.withLock { state -> UInt64 in
+            state.nextRunWaiter += 1
+            return state.nextRunWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let ready = lifecycle.withLock { state -> Bool? in
+                    if state.running { return true }
+                    if state.ended || Task.isCancelled { return false }
+                    state.runWaiters[id] = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiter = lifecycle.withLock { $0.runWaiters.removeValue(forKey: id) }
+            waiter?.resume(returning: false)
+        }
     }
 
     /// Ends `run()` and returns when it has returned (at once when it never ran); the store is unusable afterwards.
@@ -198,7 +243,13 @@ extension PostgresStore {
     /// cancelled and fails as unreachable.
     package func bounded<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
         do {
-            return try await clock.withDeadline(Self.operationTimeout, operation)
+            return try await clock.withDeadline(Self.operationTimeout) { [self] in
+                guard await poolRunning() else {
+                    try Task.checkCancellation()
+                    throw PostgresFailure(description: "PostgreSQL: the connection pool has stopped")
+                }
+                return try await operation()
+            }
         } catch is DeadlineExceeded {
             throw PostgresFailure(description: "PostgreSQL unreachable: no answer within \(Self.operationTimeout)")
         }
