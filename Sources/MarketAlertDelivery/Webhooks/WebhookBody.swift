@@ -75,20 +75,8 @@ package enum WebhookBody {
         return result + "…"
     }
 
-    /// Over Unicode scalars: `replacingOccurrences` compares `Character`s, and a scalar that joins `<` or
-    /// `>` into one grapheme (U+0301 after it, U+0600 before it) would slip through.
-    package static func slackEscaped(_ text: String) -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
-            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
-            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
-            default: out.append(scalar)
-            }
-        }
-        return String(out)
-    }
+    /// Slack's escaping over Unicode scalars (`MarkupEscaping`): `replacingOccurrences` compares `Character`s.
+    static func slackEscaped(_ text: String) -> String { MarkupEscaping.slack(text) }
 
     private static func encode(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()

@@ -35,7 +35,7 @@ package enum StatusPage {
         sources(html, view.sources, clock: clock)
         fx(html, view.fx, clock: clock)
         ipo(html, view.ipo, clock: clock)
-        html.raw("</main><footer>Times in \(HTML.escape(clock.zones.map(\.identifier).joined(separator: ", "))) · JSON: ")
+        html.raw("</main><footer>Times in \(MarkupEscaping.html(clock.zones.map(\.identifier).joined(separator: ", "))) · JSON: ")
         html.raw(#"<a href="/api/v1/status">status</a> · <a href="/api/v1/alerts">alerts</a> · <a href="/api/v1/silences">silences</a> · <a href="/metrics">metrics</a></footer>"#)
         html.raw("</body></html>\n")
         return html.text
@@ -58,7 +58,7 @@ package enum StatusPage {
         html.table(["Rule", "Asset", "Premium", "Last 24 h", "High", "Low", "Level"])
         for row in rows {
             let state = row.firingSeverity.map { "firing-\($0.rawValue)" } ?? (row.pending ? "pending" : "ok")
-            html.raw("<tr data-key=\"\(HTML.escape(PremiumEvents.key(rule: row.rule, asset: row.asset)))\" data-state=\"\(state)\" class=\"\(state)\">")
+            html.raw("<tr data-key=\"\(MarkupEscaping.html(PremiumEvents.key(rule: row.rule, asset: row.asset)))\" data-state=\"\(state)\" class=\"\(state)\">")
             html.cell("Rule", row.rule).cell("Asset", row.asset)
             if let observation = row.observation {
                 html.cell("Premium", NumberText.percent(observation.pct) + "%", numeric: true)
@@ -92,7 +92,7 @@ package enum StatusPage {
         guard !alerts.isEmpty else { return html.empty("Nothing is firing.") }
         html.table(["Key", "Severity", "Since", "Last notified", "Silenced by", "Summary"])
         for alert in alerts {
-            html.raw("<tr data-key=\"\(HTML.escape(alert.key))\" data-severity=\"\(alert.severity.rawValue)\" class=\"firing-\(alert.severity.rawValue)\">")
+            html.raw("<tr data-key=\"\(MarkupEscaping.html(alert.key))\" data-severity=\"\(alert.severity.rawValue)\" class=\"firing-\(alert.severity.rawValue)\">")
             html.cell("Key", alert.key).cell("Severity", alert.severity.rawValue)
             html.cell("Since", alert.since.map(clock.instant) ?? "–").cell("Last notified", alert.lastNotifiedAt.map(clock.instant) ?? "never")
             html.cell("Silenced by", alert.silencedBy ?? "–").cell("Summary", alert.event?.summary ?? "–")
@@ -108,7 +108,7 @@ package enum StatusPage {
         html.table(["Id", "Matchers", "State", "Starts", "Ends", "Comment", "By"])
         for silence in open.prefix(shownSilences) {
             let state = silence.isActive(at: now) ? "active" : "pending"
-            html.raw("<tr data-silence=\"\(HTML.escape(silence.id))\" data-state=\"\(state)\">")
+            html.raw("<tr data-silence=\"\(MarkupEscaping.html(silence.id))\" data-state=\"\(state)\">")
             html.cell("Id", silence.id).cell("Matchers", matchers(silence.matchers)).cell("State", state)
             html.cell("Starts", clock.instant(silence.startsAt)).cell("Ends", clock.instant(silence.endsAt))
             html.cell("Comment", silence.comment).cell("By", silence.createdBy)
@@ -140,7 +140,7 @@ package enum StatusPage {
         html.table(["Source", "Kind", "Health", "Transport", "Last success", "Last error", "Failures"])
         for source in sources {
             let health = source.awaited ? "waiting" : source.firing ? "alerting" : source.up ? "up" : source.heard ? "down" : "idle"
-            html.raw("<tr data-source=\"\(HTML.escape(source.name))\" data-health=\"\(health)\" class=\"health-\(health)\">")
+            html.raw("<tr data-source=\"\(MarkupEscaping.html(source.name))\" data-health=\"\(health)\" class=\"health-\(health)\">")
             html.cell("Source", source.name).cell("Kind", source.kind.rawValue).cell("Health", health)
             let transport = source.streamConfigured && !source.streamConnected ? "rest (stream down)" : source.transport
             html.cell("Transport", transport)
@@ -156,7 +156,7 @@ package enum StatusPage {
         guard !rates.isEmpty else { return html.empty("No FX rate in use.") }
         html.table(["Pair", "Rate", "Provider", "Quoted", "Age"])
         for rate in rates {
-            html.raw("<tr data-pair=\"\(HTML.escape(rate.pair))\" data-provider=\"\(HTML.escape(rate.provider))\">")
+            html.raw("<tr data-pair=\"\(MarkupEscaping.html(rate.pair))\" data-provider=\"\(MarkupEscaping.html(rate.provider))\">")
             html.cell("Pair", rate.pair).cell("Rate", NumberText.price(rate.rate.exact), numeric: true).cell("Provider", rate.provider)
             html.cell("Quoted", clock.instant(rate.at)).cell("Age", clock.duration(clock.now.timeIntervalSince(rate.at)))
             html.raw("</tr>")
@@ -169,7 +169,7 @@ package enum StatusPage {
         guard !rows.isEmpty else { return html.empty("No open or upcoming subscription window.") }
         html.table(["Code", "Name", "State", "Window", "Opens", "Lottery", "Price"])
         for row in rows {
-            html.raw("<tr data-ipo=\"\(HTML.escape(row.key))\" data-state=\"\(row.state.rawValue)\" class=\"ipo-\(row.state.rawValue)\">")
+            html.raw("<tr data-ipo=\"\(MarkupEscaping.html(row.key))\" data-state=\"\(row.state.rawValue)\" class=\"ipo-\(row.state.rawValue)\">")
             html.cell("Code", row.code).cell("Name", row.name + (row.market.map { " (\($0))" } ?? "")).cell("State", row.state.rawValue.replacingOccurrences(of: "_", with: " "))
             let window = "\(row.subscriptionStart?.iso ?? "?") – \(row.subscriptionEnd?.iso ?? "?") (\(row.timeZone))"
             html.cell("Window", window)
@@ -275,51 +275,27 @@ package final class HTMLBuffer {
 
     @discardableResult
     package func text(_ value: String) -> HTMLBuffer {
-        text += HTML.escape(value)
+        text += MarkupEscaping.html(value)
         return self
     }
 
     package func section(_ id: String, _ title: String, count: Int) {
-        text += "<section id=\"\(id)\"><h2>\(HTML.escape(title)) <span class=\"count\">(\(count))</span></h2>"
+        text += "<section id=\"\(id)\"><h2>\(MarkupEscaping.html(title)) <span class=\"count\">(\(count))</span></h2>"
     }
 
     package func empty(_ message: String) {
-        text += "<p class=\"empty\">\(HTML.escape(message))</p></section>"
+        text += "<p class=\"empty\">\(MarkupEscaping.html(message))</p></section>"
     }
 
     package func table(_ headers: [String]) {
-        text += "<table><thead><tr>" + headers.map { "<th scope=\"col\">\(HTML.escape($0))</th>" }.joined() + "</tr></thead><tbody>"
+        text += "<table><thead><tr>" + headers.map { "<th scope=\"col\">\(MarkupEscaping.html($0))</th>" }.joined() + "</tr></thead><tbody>"
     }
 
     package func endTable() { text += "</tbody></table></section>" }
 
     @discardableResult
     package func cell(_ label: String, _ value: String, numeric: Bool = false) -> HTMLBuffer {
-        text += "<td data-label=\"\(HTML.escape(label))\"\(numeric ? " class=\"num\"" : "")>\(HTML.escape(value))</td>"
+        text += "<td data-label=\"\(MarkupEscaping.html(label))\"\(numeric ? " class=\"num\"" : "")>\(MarkupEscaping.html(value))</td>"
         return self
-    }
-}
-
-/// HTML text escaping, for text and attribute values alike (and SVG/XML, which need a subset).
-///
-/// It works on Unicode scalars, never on `Character`s: a grapheme cluster can join a special character to
-/// a neighbour (U+0600 ARABIC NUMBER SIGN before `<`, U+0301 COMBINING ACUTE after `>` or `"`), and a
-/// `Character` comparison then misses it while the browser's parser, which reads code points, still sees
-/// the `<`. NUL (which the HTML parser replaces or drops) is written as U+FFFD.
-package enum HTML {
-    package static func escape(_ text: String) -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
-            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
-            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
-            case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
-            case "'": out.append(contentsOf: "&#39;".unicodeScalars)
-            case "\u{0}": out.append("\u{FFFD}")
-            default: out.append(scalar)
-            }
-        }
-        return String(out)
     }
 }

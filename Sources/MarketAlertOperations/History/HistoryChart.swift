@@ -108,5 +108,5 @@ package enum HistoryChart {
     package static func fixed(_ value: Double) -> String { String(format: "%.1f", value.isFinite ? value : 0) }
 
     /// Text and attribute values of the SVG, escaped over Unicode scalars (see `HTML.escape`).
-    package static func escape(_ text: String) -> String { HTML.escape(text) }
+    package static func escape(_ text: String) -> String { MarkupEscaping.html(text) }
 }

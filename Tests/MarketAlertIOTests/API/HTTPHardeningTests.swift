@@ -30,14 +30,14 @@ import Testing
         for special in Self.specials {
             for joiner in Self.joiners {
                 for text in ["\(joiner)\(special)", "\(special)\(joiner)", "a\(joiner)\(special)\(joiner)b", "\(joiner)\(special)img src=x onerror=1\(special)\(joiner)"] {
-                    #expect(Self.isEscaped(HTML.escape(text)), "HTML.escape(\(text.unicodeScalars.map { String($0.value, radix: 16) }))")
+                    #expect(Self.isEscaped(MarkupEscaping.html(text)), "MarkupEscaping.html(\(text.unicodeScalars.map { String($0.value, radix: 16) }))")
                     #expect(Self.isEscaped(HistoryChart.escape(text)), "HistoryChart.escape(\(text.unicodeScalars.map { String($0.value, radix: 16) }))")
                 }
             }
         }
         // The joiners themselves are kept (only the special characters change), and NUL never reaches the page.
-        #expect(HTML.escape("\u{600}<b>\u{301}") == "\u{600}&lt;b&gt;\u{301}")
-        #expect(HTML.escape("a\u{0}b") == "a\u{FFFD}b")
+        #expect(MarkupEscaping.html("\u{600}<b>\u{301}") == "\u{600}&lt;b&gt;\u{301}")
+        #expect(MarkupEscaping.html("a\u{0}b") == "a\u{FFFD}b")
     }
 
     @Test func theSVGChartEscapesAHostileRuleAndAsset() throws {
