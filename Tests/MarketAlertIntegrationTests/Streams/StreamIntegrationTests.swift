@@ -7,7 +7,12 @@ import Testing
 /// Bybit on REST every 5 s: a premium shorter than one REST interval is seen, and said to come by stream.
 @Suite(.serialized, .enabled(if: DaemonProcess.binaryExists, "needs the built marketalertd binary (swift build)"))
 struct StreamIntegrationTests {
-    static func config(_ harness: DaemonHarness, stream: URL) -> String {
+    /// The global rule's lines after its markets (levels, hysteresis, …), as `config` writes them under it.
+    static let warningRule = ["levels:", "  - { pct: 0.05, severity: notice }", "  - { pct: 0.1, severity: warning }", "clear_pct: 0.04"]
+
+    /// binance on a stream at `stream` against bybit by REST, one `global` BTC/USDT rule whose remaining lines are
+    /// `rule`; JSON on stdout, the HTTP server on a free port.
+    static func config(_ harness: DaemonHarness, stream: URL, rule: [String] = warningRule) -> String {
         let base = harness.apis.baseURL
         return """
             state_dir: \(harness.stateDirectory)
@@ -21,10 +26,7 @@ struct StreamIntegrationTests {
                   assets: [BTC]
                   exchanges: [binance, bybit]
                   quotes: [USDT]
-                  levels:
-                    - { pct: 0.05, severity: notice }
-                    - { pct: 0.1, severity: warning }
-                  clear_pct: 0.04
+                  \(rule.joined(separator: "\n      "))
             sinks:
               stdout: { format: json }
               journal: { enabled: false }

@@ -9,29 +9,8 @@ import Testing
 @Suite(.serialized, .enabled(if: DaemonProcess.binaryExists, "needs the built marketalertd binary (swift build)"))
 struct StreamOrderIntegrationTests {
     static func config(_ harness: DaemonHarness, stream: URL, keepFiringFor: String? = nil) -> String {
-        let base = harness.apis.baseURL
-        return """
-            state_dir: \(harness.stateDirectory)
-            exchanges:
-              binance: { poll_interval: 5s, timeout: 2s, base_url: "\(base)", stream_url: "\(stream.absoluteString)", stale_after: 30s }
-              bybit:   { poll_interval: 250ms, timeout: 2s, base_url: "\(base)" }
-            premium:
-              max_quote_age: 30s
-              rules:
-                - name: global
-                  assets: [BTC]
-                  exchanges: [binance, bybit]
-                  quotes: [USDT]
-                  basis: mid
-                  levels:
-                    - { pct: 0.3, severity: notice }
-                  clear_pct: 0.1\(keepFiringFor.map { "\n      keep_firing_for: \($0)" } ?? "")
-            sinks:
-              stdout: { format: json }
-              journal: { enabled: false }
-            http:
-              listen: "127.0.0.1:0"
-            """
+        let rule = ["basis: mid", "levels:", "  - { pct: 0.3, severity: notice }", "clear_pct: 0.1"] + (keepFiringFor.map { ["keep_firing_for: \($0)"] } ?? [])
+        return StreamIntegrationTests.config(harness, stream: stream, rule: rule)
     }
 
     static func book(_ u: Int, _ price: String) -> String {
