@@ -8,8 +8,8 @@ import Glibc
 
 /// The process's log writers: a log call (from the data-path thread, the engine, a request handler) never
 /// waits for stderr or journald. Lines are written at once when that cannot block, otherwise queued for a
-/// writer thread of their own; past `capacity` waiting lines a new one is dropped and counted
-/// (`droppedCount`, `marketalertd_log_lines_dropped_total`). What is queued is written before the process exits
+/// writer thread of their own; past `capacity` waiting lines a new one is dropped (each writer's
+/// `refusedCount`; not exported as a metric yet). What is queued is written before the process exits
 /// (`atexit`, at most 2 s), so a config error logged just before `exit(1)` still reaches the operator.
 package enum LogWriters {
     /// Waiting lines at most, per writer.
@@ -29,9 +29,6 @@ package enum LogWriters {
             let result = Journal.send(fields)
             return result < 0 ? String(cString: strerror(-result)) : nil
         })
-
-    /// Log lines dropped because their writer was blocked with `capacity` lines waiting.
-    package static var droppedCount: Int { stderr.refusedCount + journal.refusedCount }
 
     /// Writes what is queued, for at most `timeout` in all; registered with `atexit` by `LoggingSetup`.
     package static func flush(timeout: Duration = .seconds(2)) {
