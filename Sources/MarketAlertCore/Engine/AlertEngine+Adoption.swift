@@ -16,15 +16,9 @@ extension AlertEngine {
         premium.history = observed
         _ = premium.retain(settings: settings.premium)
         restoreHistory(restored, now: now)
-        var adopted: [String: SourceHealth] = [:]
-        for (key, state) in restored.sources where key.hasPrefix("source/") {
-            adopted[String(key.dropFirst("source/".count))] = state.restarted(at: now)
-        }
-        for name in health.keys where adopted[name] == nil { adopted[name] = SourceHealth(since: now) }
-        health = adopted
-        let liveFX = Set(settings.fx.alerts.map(FXMoveAlerts.key))
-        fxAlerts = restored.fx.filter { liveFX.contains($0.key) }
-        ipoStates = restored.ipo
+        sources.adopt(restored.sources, now: now)
+        fx.adopt(restored.fx, alerts: settings.fx.alerts)
+        ipo.adopt(restored.ipo)
         out.log(.notice, "took over: \(restored.premium.count + restored.fx.count + restored.ipo.count + restored.sources.count) alert state(s) adopted from the store; evaluating now")
         reevaluateEverything(now: now, into: &out)
         sendLateDigest(now: now, into: &out)

@@ -108,7 +108,7 @@ extension AlertEngine {
 
     private mutating func sendDigest(day: String, tallies: [String: DigestTally], now: Date, late: Bool, into out: inout EngineOutput) {
         guard let config = settings.digest else { return }
-        let offerings = ipoOfferings.keys.sorted().flatMap { ipoOfferings[$0] ?? [] }
+        let offerings = ipo.offerings.keys.sorted().flatMap { ipo.offerings[$0] ?? [] }
         out.publication.events.append(
             DigestEvents.event(id: makeID(), day: day, settings: config, tallies: tallies, offerings: offerings, now: now, late: late))
         out.publication.states.append(StateRecord.encode(DigestRecord(day: day), key: DigestRecord.key, kind: DigestRecord.kind))

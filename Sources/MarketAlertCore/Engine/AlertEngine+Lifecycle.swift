@@ -26,39 +26,30 @@ extension AlertEngine {
         settings = new
         let oldWatched = old.watchedPairsByExchange
         let newWatched = new.watchedPairsByExchange
-        watched = Set(newWatched.keys)
+        sources.watch(Set(newWatched.keys))
         for id in Set(oldWatched.keys).union(newWatched.keys).sorted() {
             let changed = oldWatched[id] != newWatched[id] || old.exchanges[id] != new.exchanges[id]
             guard changed else { continue }
             book.remove(id)
-            liveStreams.remove(id)
+            sources.restart(id, watchedNow: newWatched[id] != nil, now: now)
             if newWatched[id] != nil {
                 awaitSources(new, now: now, only: [id.rawValue])
-                health[id.rawValue] = (health[id.rawValue] ?? SourceHealth(since: now)).restarted(at: now)
             } else {
                 gate.forget(id.rawValue)
             }
         }
         if old.fx != new.fx || old.neededFXCurrencies != new.neededFXCurrencies {
             // A new FX poller starts from nothing: never convert with the old configuration's rates.
-            fxBook = FXRateBook()
-            fxFailover = nil
-            fxSelected = [:]
+            fx.forgetRates()
             gate.forget(SettleGate.fx)
             awaitSources(new, now: now, only: [SettleGate.fx])
         }
         if old.ipo != new.ipo {
-            let names = Set(new.ipo.sources.map(\.name))
-            ipoOfferings = ipoOfferings.filter { names.contains($0.key) }
-            ipoCalendars = Self.calendars(new.ipo)
+            ipo.reload(new.ipo)
         }
         out.publication.deletedKeys += premium.retain(settings: new.premium)
         reloadHistory(old: old, now: now, into: &out)
-        let liveFX = Set(new.fx.alerts.map(FXMoveAlerts.key))
-        for key in fxAlerts.keys where !liveFX.contains(key) {
-            fxAlerts[key] = nil
-            out.publication.deletedKeys.append(key)
-        }
+        out.publication.deletedKeys += fx.retainMoveAlerts(new.fx.alerts)
         let waiting = awaitedSources
         out.log(.info, "configuration applied" + (waiting.isEmpty ? "" : "; waiting for \(waiting.joined(separator: ", "))"))
         evaluatePremiums(involving: nil, now: now, into: &out)

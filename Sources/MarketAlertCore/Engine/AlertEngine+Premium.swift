@@ -51,11 +51,11 @@ extension AlertEngine {
     /// Evaluates the settled rules (those involving `exchange`, when given) and collects their transitions.
     mutating func evaluatePremiums(involving exchange: ExchangeID?, assets: AssetFilter = .all, now: Date, into out: inout EngineOutput) {
         guard !settings.premium.rules.isEmpty else { return }
-        if converter.usdRates != fxSelected || converter.reference != settings.premium.reference
+        if converter.usdRates != fx.selected || converter.reference != settings.premium.reference
             || converter.stablecoinsAs != settings.premium.stablecoinsAs
         {
             converter = CurrencyConverter(
-                reference: settings.premium.reference, stablecoinsAs: settings.premium.stablecoinsAs, usdRates: fxSelected)
+                reference: settings.premium.reference, stablecoinsAs: settings.premium.stablecoinsAs, usdRates: fx.selected)
         }
         let converter = converter
         let gate = gate

@@ -84,7 +84,7 @@ extension AlertEngine {
         guard !silenceBook.firing.isEmpty else { return }
         for key in silenceBook.firing.keys {
             let gone = key.hasPrefix("premium/") ? premium.state(forKey: key)?.isFiring != true
-                : key.hasPrefix("fx/") ? fxAlerts[key]?.isFiring != true : false
+                : key.hasPrefix("fx/") ? fx.moveAlerts[key]?.isFiring != true : false
             guard gone else { continue }
             silenceBook.firing[key] = nil
             out.publication.deletedKeys.append(FiringRecord.storeKey(key))
@@ -94,10 +94,10 @@ extension AlertEngine {
     /// Every key firing now, sorted.
     func firingKeys() -> [String] {
         var keys = premium.firingKeys()
-        keys += fxAlerts.filter(\.value.isFiring).map(\.key)
+        keys += fx.moveAlerts.filter(\.value.isFiring).map(\.key)
         keys += health.filter(\.value.firing).map { SourceEvents.key($0.key) }
         keys += dataProblems.map { "source/\($0.rawValue)/data" }
-        keys += ipoFlooding.map { "source/\($0)/flood" }
+        keys += ipo.flooding.map { "source/\($0)/flood" }
         return keys.sorted()
     }
 
@@ -131,8 +131,8 @@ extension AlertEngine {
         {
             return event
         }
-        if case .firing(let level, _, _)? = fxAlerts[key]?.phase, let alert = settings.fx.alerts.first(where: { FXMoveAlerts.key($0) == key }),
-           let event = FXMoveAlerts.event(id: makeID(), alert: alert, rate: fxSelected[alert.quote], action: .repeatNotification(level: level), now: now)
+        if case .firing(let level, _, _)? = fx.moveAlerts[key]?.phase, let alert = settings.fx.alerts.first(where: { FXMoveAlerts.key($0) == key }),
+           let event = FXMoveAlerts.event(id: makeID(), alert: alert, rate: fx.selected[alert.quote], action: .repeatNotification(level: level), now: now)
         {
             return event
         }
@@ -156,7 +156,7 @@ extension AlertEngine {
             let subject = firingSubject(key)
             var since = record?.since
             var lastNotified = record?.lastNotifiedAt
-            if record == nil, case .firing(_, let began, let notified)? = (premium.state(forKey: key) ?? fxAlerts[key])?.phase {
+            if record == nil, case .firing(_, let began, let notified)? = (premium.state(forKey: key) ?? fx.moveAlerts[key])?.phase {
                 since = began
                 lastNotified = notified
             }

@@ -6,7 +6,7 @@ extension AlertEngine {
     package func status(now: Date) -> EngineStatus {
         EngineStatus(
             at: now, statusLine: statusLine(now: now), settled: isSettled, awaiting: awaitedSources, sources: sourceStatuses(),
-            fx: fxSelected.values.sorted { $0.pair < $1.pair }, premium: premiumStatuses(),
+            fx: fx.selected.values.sorted { $0.pair < $1.pair }, premium: premiumStatuses(),
             ipo: ipoSnapshot(now: now).filter { $0.isOpen || $0.state == .upcoming },
             alerts: firingAlerts(now: now))
     }
@@ -54,4 +54,12 @@ extension AlertEngine {
         }
         return rows
     }
+}
+
+extension AlertEngine {
+    /// Every tracked offering with its state at `now` (for `once`, the status line and the status page).
+    package func ipoSnapshot(now: Date) -> [IPOOfferingStatus] { ipo.snapshot(now: now) }
+
+    /// At most this many IPO notifications per source and evaluation (`IPOMachine`).
+    package static var ipoNotificationCap: Int { IPOMachine.notificationCap }
 }

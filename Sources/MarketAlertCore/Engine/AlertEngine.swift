@@ -13,40 +13,15 @@ package struct AlertEngine: Sendable {
     /// Source of event ids (random UUIDs in the daemon; predictable in tests).
     let makeID: @Sendable () -> String
 
-    /// Enabled exchanges some rule watches (cached: asked on every event).
-    var watched: Set<ExchangeID> = [] {
-        didSet { watchedOffStream = Self.offStream(watched, liveStreams) }
-    }
     var book = QuoteBook()
     package internal(set) var premium = PremiumEvaluator()
     var gate = SettleGate()
-    /// Health per source name (exchange id, FX provider, IPO source).
-    var health: [String: SourceHealth] = [:]
-    /// Log throttles per source (failures are logged as a diary, not per poll).
-    var failureLogs: [String: FailureLogThrottle] = [:]
-    /// Exchanges whose stream is live (REST fills in for the others).
-    var liveStreams: Set<ExchangeID> = [] {
-        didSet { watchedOffStream = Self.offStream(watched, liveStreams) }
-    }
-    /// The watched exchanges whose stream is not live (kept with the two sets above): the ones whose silence
-    /// is timed, read after every input without a set lookup.
-    private(set) var watchedOffStream: [ExchangeID] = []
-    var fxBook = FXRateBook()
-    var fxFailover: FXFailover?
-    var fxSelected: [String: FXRate] = [:]
+    /// Source health, the `source/<name>` alerts, live streams and silence (`SourceHealthMachine`).
+    var sources: SourceHealthMachine
+    /// FX: rates, failover selection, the jump guard, the move alerts (`FXMachine`).
+    var fx: FXMachine
     /// Rebuilt only when the FX selection or the premium settings change (it precomputes its factors).
     var converter = CurrencyConverter(reference: "USD", stablecoinsAs: [:], usdRates: [:])
-    var fxAlerts: [String: LeveledAlertStateMachine] = [:]
-    /// The FX guard: last accepted rate per currency, and a jump held for confirmation.
-    var fxAccepted: [String: FXRate] = [:]
-    var fxSuspect: [String: FXRate] = [:]
-    /// When each held jump was first seen (the hold is bounded: `AlertEngine.fxJumpHold`).
-    var fxSuspectSince: [String: Date] = [:]
-    /// Rates accepted on their own provider's word after a hold, until another provider agrees: an
-    /// implausible premium converted with one is that provider's data problem, not the exchange's.
-    var fxUnconfirmed: [String: FXRate] = [:]
-    /// Per currency, the FX provider whose `source/<provider>/data` alert is firing for a held jump.
-    var fxJumpAlerts: [String: String] = [:]
     /// Exchanges with a `source/<exchange>/data` alert firing (an implausible premium).
     var dataProblems: Set<ExchangeID> = []
     /// Quotes whose own time was implausible (`QuoteClock`) and was replaced by their receive time, per
@@ -54,21 +29,14 @@ package struct AlertEngine: Sendable {
     /// exchange's last such log line was written.
     package internal(set) var quoteClockRejections: [ExchangeID: Int] = [:]
     var quoteClockLogged: [ExchangeID: Date] = [:]
-    var ipoOfferings: [String: [IPOOffering]] = [:]
-    var ipoStates: [String: IPOAlertState] = [:]
-    var ipoCalendars: [String: MarketCalendar] = [:]
-    /// IPO sources whose last evaluation was capped (`source/<name>/flood` firing).
-    var ipoFlooding: Set<String> = []
-    /// The next IPO boundary, recomputed whenever offerings are evaluated (deadlines are asked after every
-    /// event, so they must be cheap).
-    var ipoWake: Date?
+    /// The IPO subscription windows (`IPOMachine`).
+    var ipo: IPOMachine
     var lastStatus: String?
     var lastStatusSettled = false
     /// Silences and the record of every firing key (`AlertEngine+Silences.swift`).
     var silenceBook = SilenceBook()
     /// The daily digest's schedule, last day sent and tallies (`AlertEngine+History.swift`).
     var digest = DigestState()
-    let startedAt: Date
 
     /// States restored from the store.
     package struct Restored: Sendable {
@@ -86,17 +54,11 @@ package struct AlertEngine: Sendable {
     package init(settings: Settings, restored: Restored = Restored(), now: Date, makeID: @escaping @Sendable () -> String) {
         self.settings = settings
         self.makeID = makeID
-        self.startedAt = now
         premium = PremiumEvaluator(states: restored.premium)
-        for (key, state) in restored.sources where key.hasPrefix("source/") {
-            health[String(key.dropFirst("source/".count))] = state.restarted(at: now)
-        }
-        fxAlerts = restored.fx
-        ipoStates = restored.ipo
-        ipoCalendars = Self.calendars(settings.ipo)
+        sources = SourceHealthMachine(restored: restored.sources, watched: Set(settings.watchedPairsByExchange.keys), now: now)
+        fx = FXMachine(restored: restored.fx)
+        ipo = IPOMachine(settings: settings.ipo, restored: restored.ipo)
         _ = premium.retain(settings: settings.premium)
-        watched = Set(settings.watchedPairsByExchange.keys)
-        watchedOffStream = Self.offStream(watched, liveStreams)  // observers do not run in an initializer
         awaitSources(settings, now: now, only: nil)
         restoreHistory(restored, now: now)
     }
@@ -125,8 +87,7 @@ package struct AlertEngine: Sendable {
         case .fxRound(let fxBook, let failover):
             receiveFX(fxBook, failover: failover, now: now, into: &out)
         case .ipoOfferings(let source, let offerings):
-            ipoOfferings[source] = offerings
-            evaluateIPO(source: source, now: now, into: &out)
+            ipo.receive(offerings, from: source, context: context(now), into: &out)
         case .settings(let newSettings):
             reload(newSettings, now: now, into: &out)
         case .silences(let snapshot):
@@ -159,7 +120,7 @@ package struct AlertEngine: Sendable {
         refreshFXSelection(now: now, into: &out)
         evaluatePremiums(involving: nil, now: now, into: &out)
         checkSilence(now: now, into: &out)
-        for source in ipoOfferings.keys.sorted() { evaluateIPO(source: source, now: now, into: &out) }
+        ipo.evaluateAll(context: context(now), into: &out)
     }
 
     /// The earliest of the deadlines a batch of stream quotes can bring forward: the premium states' (a `for`
@@ -172,10 +133,6 @@ package struct AlertEngine: Sendable {
         return premiumDeadline().map { min($0, history) } ?? history
     }
 
-    static func offStream(_ watched: Set<ExchangeID>, _ live: Set<ExchangeID>) -> [ExchangeID] {
-        watched.filter { !live.contains($0) }.sorted()
-    }
-
     /// The earliest instant at which `advance` could change something, if any.
     package func nextDeadline(after now: Date) -> Date? {
         // The earliest, without an array per call (the engine loop asks after every input).
@@ -184,8 +141,8 @@ package struct AlertEngine: Sendable {
             if let deadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
         }
         consider(quietSourceDeadline())
-        consider(ipoWake)
-        consider(fxDeadline())
+        consider(ipo.deadline)
+        consider(fx.deadline())
         consider(gate.nextExpiry)
         consider(silenceEndDeadline(after: now))
         consider(historyDeadline())

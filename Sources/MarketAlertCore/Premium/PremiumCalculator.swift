@@ -35,7 +35,7 @@ package enum PremiumCalculator {
     /// Computes the premium of `asset` under `rule`. Returns nil with fewer than two fresh, convertible quotes,
     /// so a missing, stale or unconvertible price can never produce a premium (nor 0, inf or NaN).
     package static func observe(
-        rule: PremiumRule, asset: String, book: QuoteBook, converter: CurrencyConverter, maxQuoteAge: Duration, now: Date
+        rule: PremiumRule, asset: String, book: QuoteBook, converter: some ConversionBasis, maxQuoteAge: Duration, now: Date
     ) -> PremiumObservation? {
         let oldest = now.addingTimeInterval(-maxQuoteAge.seconds)
         switch rule.basis {

@@ -89,7 +89,7 @@ package struct PremiumEvaluator: Sendable {
     /// Evaluates the rules (or only those involving `exchange`, when given; only those `include` admits) at
     /// `now`.
     package mutating func evaluate(
-        settings: PremiumSettings, book: QuoteBook, converter: CurrencyConverter, now: Date,
+        settings: PremiumSettings, book: QuoteBook, converter: some ConversionBasis, now: Date,
         onlyInvolving exchange: ExchangeID? = nil, assets filter: AssetFilter = .all,
         including include: (PremiumRule) -> Bool = { _ in true }
     ) -> [PremiumDecision] {

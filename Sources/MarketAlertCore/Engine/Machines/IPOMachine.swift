@@ -1,0 +1,145 @@
+import Foundation
+
+/// The IPO subscription windows: each source's current offerings, every offering's subscription state
+/// machine, the flood cap, and the next day boundary. Owns its slice of what is restored at start (`ipo`
+/// states); `receive`/`evaluate` decide, `deadline` says when a boundary falls due. One of the engine's
+/// machines (`AlertEngine` routes events to it).
+struct IPOMachine: Sendable {
+    private(set) var offerings: [String: [IPOOffering]] = [:]
+    private var states: [String: IPOAlertState]
+    private var calendars: [String: MarketCalendar]
+    /// IPO sources whose last evaluation was capped (`source/<name>/flood` firing).
+    private(set) var flooding: Set<String> = []
+    /// The next IPO boundary, recomputed whenever offerings are evaluated (deadlines are asked after every
+    /// event, so they must be cheap).
+    private(set) var deadline: Date?
+
+    /// At most this many notifications per source and evaluation.
+    static let notificationCap = 20
+
+    init(settings: IPOSettings, restored: [String: IPOAlertState]) {
+        states = restored
+        calendars = Self.calendars(settings)
+    }
+
+    /// A source's new list of offerings, evaluated at once.
+    mutating func receive(_ offerings: [IPOOffering], from source: String, context: MachineContext, into out: inout EngineOutput) {
+        self.offerings[source] = offerings
+        evaluate(source: source, context: context, into: &out)
+    }
+
+    /// Every source evaluated at `now` (a deadline, a takeover).
+    mutating func evaluateAll(context: MachineContext, into out: inout EngineOutput) {
+        for source in offerings.keys.sorted() { evaluate(source: source, context: context, into: &out) }
+    }
+
+    /// Runs every current offering of `source` through its subscription state machine at `now`.
+    mutating func evaluate(source: String, context: MachineContext, into out: inout EngineOutput) {
+        guard let calendar = calendars[source] else { return }
+        let now = context.now
+        let today = calendar.day(of: now)
+        let notify = context.settings.ipo.notify
+        let current = offerings[source] ?? []
+        var events: [AlertEvent] = []
+        for offering in current {
+            let key = offering.key
+            let previous = states[key]
+            var machine: SubscriptionStateMachine
+            let notices: [SubscriptionStateMachine.Notice]
+            if let previous {
+                machine = previous.machine
+                notices = machine.observe(offering: offering, today: today, notify: notify)
+            } else {
+                (machine, notices) = SubscriptionStateMachine.start(offering: offering, today: today, notify: notify)
+            }
+            let record = IPOAlertState(machine: machine, keepUntil: IPOAlertState.keepUntil(offering, calendar: calendar))
+            if record == previous, notices.isEmpty { continue }
+            states[key] = record
+            out.publication.states.append(StateRecord.encode(record, key: key, kind: IPOAlertState.kind))
+            events += notices.map { IPOEvents.event(id: context.makeID(), offering: offering, notice: $0, today: today, now: now) }
+        }
+        cap(events, source: source, context: context, into: &out)
+        // Offerings that left the list are remembered until `keepUntil`, so a row that comes back is not
+        // announced again; then they are forgotten.
+        let present = Set(current.map(\.key))
+        let prefix = "ipo/\(source)/"
+        for (key, record) in states where key.hasPrefix(prefix) && !present.contains(key) && record.keepUntil < now {
+            states[key] = nil
+            out.publication.deletedKeys.append(key)
+        }
+        deadline = nextBoundary(after: now)
+    }
+
+    /// At most `notificationCap` notifications per source and evaluation: a source that suddenly lists
+    /// thousands of rows must not flood every channel. The rest are counted in one `source/<name>/flood`
+    /// notification (their states are kept, so they are never sent later either); it resolves with the next
+    /// ordinary evaluation.
+    private mutating func cap(_ events: [AlertEvent], source: String, context: MachineContext, into out: inout EngineOutput) {
+        let cap = Self.notificationCap
+        out.publication.events += events.prefix(cap)
+        let key = "source/\(source)/flood"
+        if events.count > cap {
+            let summary = "\(source): \(events.count) IPO notifications in one poll; the first \(cap) were sent, "
+                + "\(events.count - cap) more are held back (marketalertd once --all lists every offering)"
+            out.log(.warning, summary, subject: source)
+            flooding.insert(source)
+            out.publication.events.append(AlertEvent(
+                id: context.makeID(), key: key, kind: .source, status: AlertEvent.Status.firing, severity: .warning,
+                at: context.now, summary: summary,
+                source: SourceDetail(name: source, error: summary, lastSuccess: nil, consecutiveFailures: nil)))
+        } else if flooding.remove(source) != nil {
+            out.publication.events.append(AlertEvent(
+                id: context.makeID(), key: key, kind: .source, status: AlertEvent.Status.resolved, severity: .info,
+                at: context.now, summary: "\(source): IPO notifications back to normal",
+                source: SourceDetail(name: source, error: nil, lastSuccess: nil, consecutiveFailures: nil)))
+        }
+    }
+
+    /// The next local midnight at which some offering's state changes.
+    private func nextBoundary(after now: Date) -> Date? {
+        var earliest: Date?
+        for (source, offerings) in offerings {
+            guard let calendar = calendars[source] else { continue }
+            for offering in offerings {
+                guard let boundary = offering.nextBoundary(after: now, in: calendar) else { continue }
+                if earliest.map({ boundary < $0 }) ?? true { earliest = boundary }
+            }
+        }
+        return earliest
+    }
+
+    /// A reload with other IPO settings: removed sources are forgotten, calendars follow the new zones.
+    mutating func reload(_ settings: IPOSettings) {
+        let names = Set(settings.sources.map(\.name))
+        offerings = offerings.filter { names.contains($0.key) }
+        calendars = Self.calendars(settings)
+    }
+
+    /// A takeover: the states become the store's (what the previous leader committed).
+    mutating func adopt(_ restored: [String: IPOAlertState]) {
+        states = restored
+    }
+
+    /// Every tracked offering with its state at `now` (for `once`, the status line and the status page).
+    func snapshot(now: Date) -> [IPOOfferingStatus] {
+        let rows = offerings.keys.sorted().flatMap { source -> [IPOOfferingStatus] in
+            guard let calendar = calendars[source] else { return [] }
+            return (offerings[source] ?? []).map { IPOOfferingStatus($0, state: $0.state(at: now, calendar: calendar)) }
+        }
+        return rows.sorted { lhs, rhs in
+            switch (lhs.subscriptionStart, rhs.subscriptionStart) {
+            case let (l?, r?) where l != r: l < r
+            case (nil, _?): false
+            case (_?, nil): true
+            default: (lhs.source, lhs.code) < (rhs.source, rhs.code)
+            }
+        }
+    }
+
+    /// Each IPO source's calendar (the config reader has already rejected unknown zones).
+    static func calendars(_ settings: IPOSettings) -> [String: MarketCalendar] {
+        var result: [String: MarketCalendar] = [:]
+        for source in settings.sources { result[source.name] = MarketCalendar(timeZoneIdentifier: source.timeZone) }
+        return result
+    }
+}
