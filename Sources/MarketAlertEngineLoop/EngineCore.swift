@@ -6,6 +6,11 @@ import MarketAlertKit
 import MarketAlertStorage
 import Synchronization
 
+/// The one decision site: every input the engine decides (a stream's quotes, the loop's events and timer
+/// wakes, HA's takeover) is decided here, one at a time, and every decision is queued in decision order for
+/// `EngineLoop`, which alone performs them. Contract: `decideQuotes`, `decide` and `lead` are the only ways
+/// the engine changes; readers get snapshots (`read`), never the engine behind the lock.
+///
 /// The alert engine behind a lock, with what it decided and the loop has not yet carried out, in decision
 /// order. `EngineLoop` decides its inputs here and performs every decision (publish, status, log); a stream's
 /// quotes are decided here directly, on the thread that read them (`decideQuotes`), without a queue or a
@@ -124,8 +129,14 @@ package final class EngineCore: Sendable {
         }
     }
 
-    /// A read of the engine as it stands.
-    package func read<T>(_ body: (AlertEngine) -> T) -> T { state.withLock { body($0.engine) } }
+    /// A read of the engine as it stands: a snapshot. The lock is held only to copy the engine (a value whose
+    /// storage is shared copy-on-write, so the copy is a handful of retains); `body` runs on the copy outside
+    /// the lock, so a reader (the API, `/metrics`, the status page, HA) never holds up a decision, however
+    /// long it takes. A decision taken while a reader still holds its copy pays that copy-on-write once.
+    package func read<T>(_ body: (AlertEngine) -> T) -> T {
+        let snapshot = state.withLock { $0.engine }
+        return body(snapshot)
+    }
 
     /// The loop's timer, worked out under the lock (so a decision taken meanwhile compares against the
     /// timer as it will be): the earliest of the engine's next deadline, the status refresh and `extra`.
