@@ -81,7 +81,7 @@ struct StreamCase: Sendable, CustomStringConvertible {
         }
     }
 
-    static let all: [StreamCase] = [.binance, .okx, .bybit, .bitget, .upbit, .bithumb, .kraken, .coinbase]
+    static let all: [StreamCase] = [.binance, .okx, .bybit, .bitget, .upbit, .bithumb, .kraken, .coinbase, .coinone]
 }
 
 extension WebSocketTestServer {

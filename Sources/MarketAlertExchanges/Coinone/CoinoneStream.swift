@@ -1,0 +1,73 @@
+import Foundation
+import MarketAlertCore
+import MarketAlertKit
+
+/// Coinone public WebSocket (`wss://stream.coinone.co.kr`), channel `TICKER`: one request per market,
+/// `{"request_type":"SUBSCRIBE","channel":"TICKER","topic":{"quote_currency":"KRW","target_currency":"BTC"}}`.
+/// Data arrives as `{"response_type":"DATA","channel":"TICKER","data":{…,"last","ask_best_price",
+/// "bid_best_price","timestamp"}}` (upper-case currencies, decimal strings, ms); errors as
+/// `{"response_type":"ERROR","error_code":…,"message":…}`, which name no market. The subscription is proven
+/// by its first data (a `SUBSCRIBED` answer, whose shape Coinone does not document, is only traffic).
+/// Keepalive: the client sends `{"request_type":"PING"}` every 20 s and gets `{"response_type":"PONG"}`
+/// (Coinone drops a connection that stops pinging).
+package struct CoinoneStream: ExchangeStreamProtocol {
+    package init() {}
+
+    package var exchange: ExchangeID { .coinone }
+    package var keepalive: StreamKeepalive { .clientPings(.message, every: .seconds(20), window: .seconds(30)) }
+    package var pingMessage: String { #"{"request_type":"PING"}"# }
+
+    package func marketID(_ pair: MarketPair) -> String { CoinoneTickerSource.marketID(pair) }
+
+    package func subscription(for markets: [String]) -> StreamSubscription {
+        let messages = markets.map { market -> String in
+            let parts = market.split(separator: "-", maxSplits: 1)
+            let (target, quote) = parts.count == 2 ? (String(parts[0]), String(parts[1])) : (market, "KRW")
+            return "{\"request_type\":\"SUBSCRIBE\",\"channel\":\"TICKER\",\"topic\":{\"quote_currency\":\"\(quote)\",\"target_currency\":\"\(target)\"}}"
+        }
+        return StreamSubscription(messages: messages, acks: [], liveOnFirstData: true)
+    }
+
+    package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
+        let json = JSONBytes(frame)
+        guard let root = json.rootObject() else { return .dropped(.malformed) }
+        var type: JSONBytes.Value?
+        var channel: JSONBytes.Value?
+        var data: JSONBytes.Value?
+        var code: JSONBytes.Value?
+        var message: JSONBytes.Value?
+        json.members(ofObjectAt: root) { start, end, value in
+            if json.matches(start, end, "response_type") { type = value }
+            else if json.matches(start, end, "channel") { channel = value }
+            else if json.matches(start, end, "data") { data = value }
+            else if json.matches(start, end, "error_code") { code = value }
+            else if json.matches(start, end, "message") { message = value }
+            return true
+        }
+        guard let type, type.kind == .string else { return .dropped(.unknownMessage) }
+        if json.isString(type, "PONG") { return .heartbeat }
+        if json.isString(type, "ERROR") {
+            return .rejected(reason: "error_code \(code.map(json.string) ?? "?"): \(message.map(json.string) ?? "")")
+        }
+        // `SUBSCRIBED` and any other answer: traffic, not data.
+        guard json.isString(type, "DATA") else { return .ignored }
+        guard let channel, json.isString(channel, "TICKER") else { return .ignored }
+        guard let data, data.kind == .object else { return .dropped(.malformed) }
+        var target: JSONBytes.Value?
+        var quote: JSONBytes.Value?
+        var fields = StreamQuoteFields()
+        json.members(ofObjectAt: data.start) { start, end, value in
+            if json.matches(start, end, "target_currency") { target = value }
+            else if json.matches(start, end, "quote_currency") { quote = value }
+            else if json.matches(start, end, "last") { fields.last = StreamQuoteFields.field(json, value) }
+            else if json.matches(start, end, "bid_best_price") { fields.bid = StreamQuoteFields.field(json, value) }
+            else if json.matches(start, end, "ask_best_price") { fields.ask = StreamQuoteFields.field(json, value) }
+            else if json.matches(start, end, "timestamp") { fields.exchangeTime = json.millis(value) }
+            return true
+        }
+        guard let target, target.kind == .string, let quote, quote.kind == .string else { return .dropped(.malformed) }
+        // Every Coinone market is a KRW market; its id in the table is the base alone.
+        guard json.isString(quote, "KRW") else { return .unwatched }
+        return table.apply(fields, market: json.slice(target))
+    }
+}
