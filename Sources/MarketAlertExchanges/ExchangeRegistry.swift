@@ -56,7 +56,7 @@ package struct ExchangeRegistry: Sendable {
     package static let standard = ExchangeRegistry([
         BinanceExchange.descriptor, BybitExchange.descriptor, BitgetExchange.descriptor, OKXExchange.descriptor,
         UpbitExchange.descriptor, BithumbExchange.descriptor, KrakenExchange.descriptor, CoinbaseExchange.descriptor,
-        CoinoneExchange.descriptor,
+        CoinoneExchange.descriptor, GateExchange.descriptor,
     ])
 
     package subscript(_ id: ExchangeID) -> ExchangeDescriptor? { descriptors[id] }

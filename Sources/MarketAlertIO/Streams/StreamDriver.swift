@@ -178,7 +178,9 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     private mutating func translate(_ id: StreamLinkID, _ event: WebSocketLinkEvent) -> StreamConnectionEvent? {
         switch event {
         case .connected:
-            // The machine queues `.subscribe(0..<n)` of the subscription as it is now.
+            // The machine queues `.subscribe(0..<n)` of the subscription as it is now, rendered afresh for this
+            // connection: an exchange may stamp its requests with the time (Gate refuses one 60 s old).
+            subscription = source.protocolDescription.subscription(for: markets.filter { !retry.held.contains($0) })
             links[id]?.connected = true
             links[id]?.messages = subscription.messages
             links[id]?.record(subscription.parts)

@@ -66,7 +66,9 @@ package struct WebSocketConnector: Sendable {
         let secure = scheme == "wss"
         let port = url.port ?? (secure ? 443 : 80)
         let hostHeader = url.port.map { "\(host):\($0)" } ?? host
-        var target = url.path.isEmpty ? "/" : url.path
+        // The path as written: `url.path` drops a trailing slash (Gate's endpoint is `/ws/v4/`).
+        let path = url.path(percentEncoded: true)
+        var target = path.isEmpty ? "/" : path
         if let query = url.query { target += "?" + query }
         let tls = secure ? try (self.tls ?? Self.clientTLS).get() : nil
         // SNI carries host names only; an IP literal (a local test server) goes without.

@@ -53,6 +53,7 @@ import Testing
         OracleCase(
             fixture: "coinone/ticker_new-KRW-ccxtsrc.json", exchange: .coinone,
             bookWhereOracleHasNone: (bid: "50062000.0", ask: "50081000.0")),
+        OracleCase(fixture: "gate/spot-tickers-KFC_USDT-ccxtsrc.json", exchange: .gate),
     ]
 
     @Test(arguments: oracleCases)

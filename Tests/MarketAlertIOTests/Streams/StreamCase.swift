@@ -81,7 +81,7 @@ struct StreamCase: Sendable, CustomStringConvertible {
         }
     }
 
-    static let all: [StreamCase] = [.binance, .okx, .bybit, .bitget, .upbit, .bithumb, .kraken, .coinbase, .coinone]
+    static let all: [StreamCase] = [.binance, .okx, .bybit, .bitget, .upbit, .bithumb, .kraken, .coinbase, .coinone, .gate]
 }
 
 extension WebSocketTestServer {
