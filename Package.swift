@@ -34,6 +34,13 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
 
+        // Thin C module over the system zlib (HTX sends every stream frame gzip-compressed).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
         // The layers, bottom up; a target sees only those below it (the compiler holds the layering):
         //   MarketAlertCore (pure) → MarketAlertKit → MarketAlertExchanges → MarketAlertConfigReader
         //   → MarketAlertStorage → MarketAlertDelivery → MarketAlertEngineLoop → MarketAlertOperations
@@ -53,7 +60,7 @@ let package = Package(
         .target(
             name: "MarketAlertExchanges",
             dependencies: [
-                "MarketAlertCore", "MarketAlertKit",
+                "MarketAlertCore", "MarketAlertKit", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

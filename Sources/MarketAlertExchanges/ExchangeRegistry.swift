@@ -57,6 +57,7 @@ package struct ExchangeRegistry: Sendable {
         BinanceExchange.descriptor, BybitExchange.descriptor, BitgetExchange.descriptor, OKXExchange.descriptor,
         UpbitExchange.descriptor, BithumbExchange.descriptor, KrakenExchange.descriptor, CoinbaseExchange.descriptor,
         CoinoneExchange.descriptor, GateExchange.descriptor,
+        HTXExchange.descriptor,
     ])
 
     package subscript(_ id: ExchangeID) -> ExchangeDescriptor? { descriptors[id] }

@@ -63,7 +63,7 @@ enum FrameAllocationBenchmark {
                     let asset = markets.assets[(index * 7) % markets.assets.count]
                     let symbol = stream.marketID(MarketPair(base: asset, quote: quote))
                     return TickerFrames.frame(exchange, symbol: symbol, quote: quote, usdPrice: markets.usdPrice(asset), tick: tick)
-                        .map { ByteBuffer(string: $0) }
+                        .map { wire(exchange, $0) }
                 }
             }
             let frames = sets[0]
@@ -110,6 +110,14 @@ enum FrameAllocationBenchmark {
                 text: "full evaluation allocations: \(evaluation.allocations) in \(evaluation.count) evaluations (budget 0)"),
         ]
         return (Report.table(table), verdicts)
+    }
+
+    /// A frame's bytes as the exchange's server sends them (HTX: gzip-compressed, inflated on the path measured).
+    static func wire(_ exchange: ExchangeID, _ text: String) -> ByteBuffer {
+        switch ExchangeRegistry.standard[exchange]?.wire.stream?.encode(text) {
+        case .binary(let data)?: ByteBuffer(bytes: data)
+        default: ByteBuffer(string: text)
+        }
     }
 
     /// Allocations of `count` full evaluations after warm-up, as `EvaluationBenchmark` times them.

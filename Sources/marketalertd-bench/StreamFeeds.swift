@@ -16,7 +16,8 @@ final class StreamFeeds: Sendable {
         /// The quote currency streamed (USDT, or KRW on Upbit and Bithumb).
         let quote: String
         let marketID: @Sendable (MarketPair) -> String
-        let binary: Bool
+        /// A frame as the exchange's server puts it on the wire (text, bytes, or gzip for HTX).
+        let encode: @Sendable (String) -> WireReply
     }
 
     let feeds: [Feed]
@@ -32,7 +33,7 @@ final class StreamFeeds: Sendable {
             let server = try await WebSocketTestServer(persona: StreamPersonas.persona(peer)(knobs))
             feeds.append(Feed(
                 exchange: descriptor.id, server: server, path: peer.path, quote: descriptor.wire.homeQuote,
-                marketID: { stream.marketID($0) }, binary: peer.binary))
+                marketID: { stream.marketID($0) }, encode: peer.encode))
         }
         self.feeds = feeds
     }
@@ -63,7 +64,10 @@ final class StreamFeeds: Sendable {
                 next += step
                 let asset = markets.assets[(tick + position * 7) % markets.assets.count]
                 if let frame = frame(feed, asset: asset, tick: tick) {
-                    if feed.binary { feed.server.push(binary: Data(frame.utf8)) } else { feed.server.push(frame) }
+                    switch feed.encode(frame) {
+                    case .text(let text): feed.server.push(text)
+                    case .binary(let data): feed.server.push(binary: data)
+                    }
                     pushed.withLock { $0[feed.exchange, default: 0] += 1 }
                 }
                 try? await clock.sleep(until: next)

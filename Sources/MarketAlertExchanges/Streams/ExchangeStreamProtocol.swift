@@ -73,6 +73,9 @@ package enum StreamFrame: Sendable, Equatable {
     case rejected(reason: String, markets: [String] = [])
     /// A pong, heartbeat or status message: the transport is alive.
     case heartbeat
+    /// The server's own keepalive, to be answered on the same connection with this text (HTX `{"ping":N}`
+    /// wants `{"pong":N}`): the transport is alive.
+    case reply(String)
     /// The server will close this connection soon.
     case shutdownNotice
     /// A known message of no interest.

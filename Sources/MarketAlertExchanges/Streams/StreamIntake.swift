@@ -78,6 +78,7 @@ package final class StreamIntake: Sendable {
     /// link that stays is kept.
     package func accept(_ links: [StreamConnectionStateMachine.OpenLink]) {
         state.withLock { state in
+            state.table.forgetChannels(except: links.map(\.id.raw))
             state.slots = links.map { link in
                 var slot = state.slots.first { $0.id == link.id } ?? Slot(id: link.id, live: link.live)
                 slot.live = link.live
@@ -114,13 +115,14 @@ package final class StreamIntake: Sendable {
     package func take(_ buffer: ByteBuffer, compressed: Bool, from id: StreamLinkID) -> StreamFrame? {
         let now = clock.now()
         let outcome: (frame: StreamFrame, report: Bool)? = state.withLock { state in
+            state.table.connection = id.raw
             let frame = decode(buffer, compressed: compressed, into: &state.table, receivedAt: now)
             guard let slot = state.slots.firstIndex(where: { $0.id == id }) else {
                 // A link the machine gave up (closing): its market data is not handed on, but what the
                 // exchange answered still counts (Kraken refuses markets one frame each, and the first
                 // refusal already closes the connection).
                 switch frame {
-                case .acked, .rejected, .shutdownNotice: return (frame, true)
+                case .acked, .rejected, .shutdownNotice, .reply: return (frame, true)
                 default: return (frame, false)
                 }
             }
@@ -138,7 +140,7 @@ package final class StreamIntake: Sendable {
                 return (frame, !state.slots[slot].live)
             case .heartbeat, .ignored, .unwatched, .dropped:
                 return (frame, !state.slots[slot].live)
-            case .acked, .rejected, .shutdownNotice:
+            case .acked, .rejected, .shutdownNotice, .reply:
                 return (frame, true)
             }
         }
@@ -178,7 +180,7 @@ package final class StreamIntake: Sendable {
             counters.frames += 1
             switch frame {
             case .data: counters.dataFrames += 1
-            case .heartbeat: counters.heartbeats += 1
+            case .heartbeat, .reply: counters.heartbeats += 1
             case .dropped(let reason): counters.dropped[reason, default: 0] += 1
             default: break
             }

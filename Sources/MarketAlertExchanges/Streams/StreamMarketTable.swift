@@ -32,6 +32,20 @@ package struct StreamMarketTable: Sendable {
     private let byHash: [UInt64: Int]
     /// Entries changed by the current frame.
     package private(set) var touched: [Int] = []
+    /// Memory a decoder keeps between frames, at its working size after the first ones (HTX inflates each
+    /// gzip frame into it); empty for the exchanges that need none. A decoder swaps it out while it writes
+    /// the table and back when done.
+    package var scratch: [UInt8] = []
+    /// The connection the frame being decoded came from (the intake sets it; 0 outside the daemon's path).
+    package var connection: UInt64 = 0
+    /// Channel numbers the exchange gave markets when it acknowledged them, per connection (Bitfinex's data
+    /// frames name a `chanId`, not the market); empty for the other exchanges.
+    private var channels: [ChannelKey: Int] = [:]
+
+    private struct ChannelKey: Hashable, Sendable {
+        var connection: UInt64
+        var channel: Int64
+    }
 
     /// `marketID` gives each pair's id as the exchange writes it in frames.
     package init(pairs: Set<MarketPair>, marketID: (MarketPair) -> String) {
@@ -56,6 +70,22 @@ package struct StreamMarketTable: Sendable {
         guard let found = byHash[Self.hash(bytes)] else { return nil }
         if found >= 0 { return entries[found].idBytes.elementsEqual(bytes) ? found : nil }
         return entries.firstIndex { $0.idBytes.elementsEqual(bytes) }
+    }
+
+    /// Records that `channel` carries entry `index` on the current connection.
+    package mutating func bindChannel(_ channel: Int64, to index: Int) {
+        channels[ChannelKey(connection: connection, channel: channel)] = index
+    }
+
+    /// The entry `channel` carries on the current connection, if the exchange bound it.
+    package func index(ofChannel channel: Int64) -> Int? {
+        channels.isEmpty ? nil : channels[ChannelKey(connection: connection, channel: channel)]
+    }
+
+    /// Forgets the channels of every connection not in `open` (closed connections' numbers mean nothing).
+    package mutating func forgetChannels(except open: [UInt64]) {
+        guard channels.contains(where: { !open.contains($0.key.connection) }) else { return }
+        channels = channels.filter { open.contains($0.key.connection) }
     }
 
     /// Starts a frame: forgets which entries the previous frame touched.

@@ -93,16 +93,21 @@ package struct StreamPeer: Sendable {
     package var tickerFrame: @Sendable (_ row: WireRow, _ marketID: String, _ sequence: Int, _ nowMillis: Int64) -> String
     /// Answers one client text message (subscribe, ping, anything else) as the exchange's server does.
     package var persona: @Sendable (_ text: String, _ knobs: PersonaKnobs) -> [WireReply]
+    /// A frame's text as the server puts it on the wire (default: a text frame, or its bytes in a binary
+    /// frame when `binary`; HTX: gzip-compressed in a binary frame).
+    package var encode: @Sendable (_ text: String) -> WireReply
 
     package init(
         path: String, binary: Bool = false,
         tickerFrame: @escaping @Sendable (WireRow, String, Int, Int64) -> String,
-        persona: @escaping @Sendable (String, PersonaKnobs) -> [WireReply]
+        persona: @escaping @Sendable (String, PersonaKnobs) -> [WireReply],
+        encode: (@Sendable (String) -> WireReply)? = nil
     ) {
         self.path = path
         self.binary = binary
         self.tickerFrame = tickerFrame
         self.persona = persona
+        self.encode = encode ?? { binary ? .binary(Data($0.utf8)) : .text($0) }
     }
 }
 

@@ -329,6 +329,10 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             return refuse(markets, on: id, reason: reason, emit: emit)
         case .shutdownNotice:
             return .shutdownNotice(id)
+        case .reply(let text):
+            // The server's keepalive: answered at once on its connection, and the transport is alive.
+            links[id]?.commands.yield(.text(text))
+            return .heartbeat(id)
         case .heartbeat, .ignored, .unwatched, .dropped:
             // The transport is alive; the market data is not (yet) shown fresh.
             return .heartbeat(id)

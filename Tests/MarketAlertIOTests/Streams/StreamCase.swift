@@ -38,6 +38,9 @@ struct StreamCase: Sendable, CustomStringConvertible {
         case clientPings(WebSocketTestServer.Received, interval: Duration, window: Duration)
         /// The server pushes `heartbeat` frames; the transport is dead after `window` without any frame.
         case serverHeartbeats(Frame, window: Duration)
+        /// The server sends its own ping message (HTX `{"ping":N}`), which the client must answer with `pong`
+        /// text; the transport is dead after `window` without any frame.
+        case serverMessagePings(Frame, pong: String, window: Duration)
     }
 
     var name: String
@@ -81,7 +84,7 @@ struct StreamCase: Sendable, CustomStringConvertible {
         }
     }
 
-    static let all: [StreamCase] = [.binance, .okx, .bybit, .bitget, .upbit, .bithumb, .kraken, .coinbase, .coinone, .gate]
+    static let all: [StreamCase] = [.binance, .okx, .bybit, .bitget, .upbit, .bithumb, .kraken, .coinbase, .coinone, .gate, .htx]
 }
 
 extension WebSocketTestServer {

@@ -109,6 +109,12 @@ import Testing
                 let heartbeats = h.counters.snapshot.heartbeats
                 h.server.push(frame)
                 try await h.waitFor("a heartbeat") { $0.counters.snapshot.heartbeats > heartbeats }
+            case .serverMessagePings(let ping, let pong, _):
+                let pongs = h.server.connections.last?.texts.filter { $0 == pong }.count ?? 0
+                h.server.push(ping)
+                try await h.server.waitUntil("a pong") { server in
+                    (server.connections.last?.texts.filter { $0 == pong }.count ?? 0) > pongs
+                }
             case .clientPings:
                 break  // the persona answers the client's pings
             }
@@ -261,6 +267,17 @@ import Testing
                 try await h.settle()
                 #expect(h.downs.isEmpty)
                 #expect(clientPings(h).count == Int((window - .seconds(1)) / interval) + 1)
+                try await h.advance(by: .seconds(1))
+                try await h.waitDown()
+                #expect(h.downs[0].hasPrefix("transport silent"))
+            case .serverMessagePings(let ping, let pong, let window):
+                h.server.push(ping)
+                try await h.server.waitUntil("the pong") { $0.connections.first?.texts.contains(pong) == true }
+                try await h.waitFor("the ping counted") { $0.counters.snapshot.heartbeats >= 1 }
+                try await h.advance(by: window - .seconds(1))
+                try await h.settle()
+                #expect(h.downs.isEmpty)
+                #expect(clientPings(h).isEmpty)
                 try await h.advance(by: .seconds(1))
                 try await h.waitDown()
                 #expect(h.downs[0].hasPrefix("transport silent"))
