@@ -1,0 +1,66 @@
+/// One side of an order book: price levels best first (asks ascending, bids descending), at most `capacity`
+/// of them, in storage reserved once. Applying a level or a whole snapshot allocates nothing after the
+/// first fill: levels are inserted and removed in place within the reserved capacity.
+///
+/// It keeps `capacity` levels although a rule reads only `depth_levels` of them (`OrderBook` sets the
+/// capacity to twice that): an exchange's diff stream changes levels anywhere, and a level beyond the kept
+/// ones that moves up when better ones are taken would otherwise be missing until the next snapshot.
+package struct BookSide: Sendable, Equatable {
+    package enum Order: Sendable { case ascending, descending }
+
+    package let order: Order
+    package let capacity: Int
+    package private(set) var prices: [Double] = []
+    package private(set) var sizes: [Double] = []
+
+    package init(_ order: Order, capacity: Int) {
+        self.order = order
+        self.capacity = max(1, capacity)
+        prices.reserveCapacity(self.capacity + 1)
+        sizes.reserveCapacity(self.capacity + 1)
+    }
+
+    package var count: Int { prices.count }
+    package var isEmpty: Bool { prices.isEmpty }
+    package var best: (price: Double, size: Double)? { prices.isEmpty ? nil : (prices[0], sizes[0]) }
+
+    /// Whether `a` is a better price than `b` on this side.
+    @inline(__always) func better(_ a: Double, _ b: Double) -> Bool { order == .ascending ? a < b : a > b }
+
+    /// Sets the size at `price` (0 removes the level). False for a level that is not a positive, finite price
+    /// or size (a data error: the caller throws the book away).
+    @discardableResult
+    package mutating func set(price: Double, size: Double) -> Bool {
+        guard price.isFinite, price > 0, size.isFinite, size >= 0 else { return false }
+        // Binary search for the first index whose price is not better than `price`.
+        var low = 0
+        var high = prices.count
+        while low < high {
+            let mid = (low + high) / 2
+            if better(prices[mid], price) { low = mid + 1 } else { high = mid }
+        }
+        if low < prices.count, prices[low] == price {
+            if size == 0 {
+                prices.remove(at: low)
+                sizes.remove(at: low)
+            } else {
+                sizes[low] = size
+            }
+            return true
+        }
+        guard size > 0, low < capacity else { return true }  // removing an unknown level, or beyond what is kept
+        prices.insert(price, at: low)
+        sizes.insert(size, at: low)
+        if prices.count > capacity {
+            prices.removeLast()
+            sizes.removeLast()
+        }
+        return true
+    }
+
+    /// Empties the side, keeping its storage.
+    package mutating func removeAll() {
+        prices.removeAll(keepingCapacity: true)
+        sizes.removeAll(keepingCapacity: true)
+    }
+}
