@@ -32,6 +32,8 @@ package actor EngineLoop {
     /// Inputs (events and timer wakes) handled so far; with `EngineInbox.sent`, tells tests the loop has
     /// caught up.
     package private(set) var handled = 0
+    /// `run()` has done its start (the start's decisions performed, the timer armed) and reads the inbox.
+    private var reading = false
 
     package init(
         engine: AlertEngine, inbox: EngineInbox, publisher: AlertPublisher, clock: any DaemonClock,
@@ -60,6 +62,7 @@ package actor EngineLoop {
         if sinkRetryDue == nil { sinkRetryDue = await publisher.nextSinkRetry }  // failures of the start's redelivery
         inbox.connect(core)
         reschedule()
+        reading = true
         for await input in inbox.stream {
             let now = clock.now()
             switch input {
@@ -102,8 +105,9 @@ package actor EngineLoop {
         timer = nil
     }
 
-    /// Whether every input sent so far has been handled, and when the deadline timer (if armed) wakes.
-    package var idleState: (caughtUp: Bool, wake: Date?) { (handled >= inbox.sent, core.armedWake) }
+    /// Whether the loop has started and handled every input sent so far, and when the deadline timer (if
+    /// armed) wakes.
+    package var idleState: (caughtUp: Bool, wake: Date?) { (reading && handled >= inbox.sent, core.armedWake) }
 
     /// A read of the engine as it stands (status, `once`, the HTTP API).
     package func snapshot<T: Sendable>(_ read: @Sendable (AlertEngine) -> T) -> T { core.read(read) }
@@ -184,7 +188,7 @@ package actor EngineLoop {
         let inbox = inbox
         // Unstructured on purpose: owned by this loop (`timer`), cancelled and replaced at every re-arm.
         timer = Task {
-            do { try await clock.sleep(until: wake) } catch { return }
+            do { try await clock.sleep(until: wake, label: .engineDeadline) } catch { return }
             inbox.wake()
         }
     }

@@ -11,15 +11,16 @@ extension DaemonClock {
     /// `work`'s result, or `DeadlineExceeded` when it has not finished `timeout` from now on this clock (so
     /// tests drive the deadline with `ManualClock`). The work and a sleep race in a task group: whichever ends
     /// first wins, the other is cancelled and awaited, so `work` must end promptly when cancelled. Errors of
-    /// `work` and the caller's cancellation pass through.
+    /// `work` and the caller's cancellation pass through. `label` names the deadline's sleep (tests wait for
+    /// it by name).
     package func withDeadline<T: Sendable>(
-        _ timeout: Duration, _ work: @escaping @Sendable () async throws -> T
+        _ timeout: Duration, label: ClockLabel = .deadline, _ work: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let deadline = now().addingTimeInterval(max(timeout, .zero).seconds)
         return try await withThrowingTaskGroup(of: DeadlineOutcome<T>.self) { group in
             group.addTask { .finished(try await work()) }
             group.addTask {
-                try await sleep(until: deadline)
+                try await sleep(until: deadline, label: label)
                 return .timedOut
             }
             defer { group.cancelAll() }

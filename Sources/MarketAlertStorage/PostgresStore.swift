@@ -243,7 +243,7 @@ extension PostgresStore {
     /// cancelled and fails as unreachable.
     package func bounded<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
         do {
-            return try await clock.withDeadline(Self.operationTimeout) { [self] in
+            return try await clock.withDeadline(Self.operationTimeout, label: .postgresOperation) { [self] in
                 guard await poolRunning() else {
                     try Task.checkCancellation()
                     throw PostgresFailure(description: "PostgreSQL: the connection pool has stopped")
@@ -285,4 +285,9 @@ package struct PostgresFailure: Error, CustomStringConvertible {
             description = "PostgreSQL: \(error.code)"
         }
     }
+}
+
+extension ClockLabel {
+    /// The deadline of one PostgreSQL operation (`PostgresStore.bounded`).
+    package static let postgresOperation = ClockLabel("postgres operation")
 }

@@ -31,7 +31,7 @@ package struct WebhookDeliveryLoop: Sendable {
                 head = try await store.webhookOutboxHead(webhook: target.name)
             } catch {
                 logger.error("cannot read the webhook outbox: \(error)", metadata: ["webhook": "\(target.name)"])
-                do { try await clock.sleep(for: Self.storeRetryDelay) } catch { return }
+                do { try await clock.sleep(for: Self.storeRetryDelay, label: .webhookDelivery) } catch { return }
                 continue
             }
             guard let row = head else {
@@ -44,12 +44,12 @@ package struct WebhookDeliveryLoop: Sendable {
             if now >= expiry {
                 let reason = WebhookRetryPolicy.expiredReason(maxAge: target.maxAge, attempts: row.attempts, lastError: row.lastError)
                 if await !finish(row, target: target, decision: .drop(reason: reason), result: nil) {
-                    do { try await clock.sleep(for: Self.storeRetryDelay) } catch { return }
+                    do { try await clock.sleep(for: Self.storeRetryDelay, label: .webhookDelivery) } catch { return }
                 }
                 continue
             }
             if row.nextAttemptAt > now {
-                do { try await clock.sleep(until: min(row.nextAttemptAt, expiry)) } catch { return }
+                do { try await clock.sleep(until: min(row.nextAttemptAt, expiry), label: .webhookDelivery) } catch { return }
                 continue
             }
             // Under HA a fenced claim: an instance that lost the lease (paused, partitioned) starts no POST.
@@ -62,7 +62,7 @@ package struct WebhookDeliveryLoop: Sendable {
                 continue
             } catch {
                 logger.warning("webhook notification not sent now: \(error)", metadata: ["webhook": "\(target.name)", "event_id": "\(row.eventID)"])
-                do { try await clock.sleep(for: Self.storeRetryDelay) } catch { return }
+                do { try await clock.sleep(for: Self.storeRetryDelay, label: .webhookDelivery) } catch { return }
                 continue
             }
             guard control.beginAttempt() else { return }
@@ -78,7 +78,7 @@ package struct WebhookDeliveryLoop: Sendable {
             if stopRequested { return }
             if !recorded {
                 // The table still holds the old row; wait rather than resend it in a tight loop.
-                do { try await clock.sleep(for: Self.storeRetryDelay) } catch { return }
+                do { try await clock.sleep(for: Self.storeRetryDelay, label: .webhookDelivery) } catch { return }
             }
         }
     }
@@ -140,4 +140,9 @@ extension WebhookAttemptResult {
         if case .delivered = self { return false }
         return true
     }
+}
+
+extension ClockLabel {
+    /// A webhook delivery loop waiting for its next attempt (or to read the outbox again).
+    package static let webhookDelivery = ClockLabel("webhook delivery")
 }

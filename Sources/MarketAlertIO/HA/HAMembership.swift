@@ -107,7 +107,7 @@ package struct HAService: Service {
                 return true
             } catch {
                 logger.error("HA: cannot prepare the database \(membership.url.redacted) (retrying in \(delay) s): \(error)")
-                do { try await clock.sleep(for: .milliseconds(Int64(delay * 1000))) } catch { return false }
+                do { try await clock.sleep(for: .milliseconds(Int64(delay * 1000)), label: .haDatabaseRetry) } catch { return false }
                 delay = min(delay * 2, 10)
             }
         }
@@ -134,4 +134,9 @@ package struct HAService: Service {
         await runtime.publisher.stopLeading()
         lifecycle.roleChanged()
     }
+}
+
+extension ClockLabel {
+    /// An HA member waiting to try its database again.
+    package static let haDatabaseRetry = ClockLabel("ha database retry")
 }

@@ -39,6 +39,12 @@ package actor LeaseKeeper {
     private var querySerial = 0
     private let wake = WakeSignal()
     private let stopRequested = Mutex(false)
+    /// What its loop's sleeps and its queries' deadlines are named on the clock (per instance).
+    private let sleepLabel: ClockLabel
+    private let queryLabel: ClockLabel
+    /// The deadline the loop waits for, from when it starts waiting until something wakes it early (an
+    /// answer, an event); nil while it works.
+    private var restingUntil: Date?
 
     package init(store: PostgresStore, lease: Duration, role: HARole, clock: any DaemonClock, logger: Logger, events: LeadershipEvents) {
         self.store = store
@@ -49,6 +55,8 @@ package actor LeaseKeeper {
         self.events = events
         (changes, changed) = AsyncStream.makeStream(of: LeadershipChange.self)
         queries = AsyncStream.makeStream(of: Query.self)
+        sleepLabel = .leaseKeeper(store.instance)
+        queryLabel = .leaseQuery(store.instance)
     }
 
     /// Keeps (or seeks) the lease until `stop()` or cancellation; then gives it up so a standby takes over at
@@ -77,6 +85,11 @@ package actor LeaseKeeper {
     /// keeper's sleep then is the query's timeout, not rest).
     package var isQuerying: Bool { lease.inFlightSince != nil }
 
+    /// For tests on virtual time: the deadline the loop waits for (asleep on the clock as
+    /// `ClockLabel.leaseKeeper(instance)` once the wait has begun; nil while it works) and whether a lease
+    /// query is out (its deadline asleep as `ClockLabel.leaseQuery(instance)`).
+    package var rest: (until: Date?, querying: Bool) { (restingUntil, isQuerying) }
+
     /// Ends `run()` (a graceful shutdown); returns at once.
     package nonisolated func stop() {
         stopRequested.withLock { $0 = true }
@@ -98,7 +111,7 @@ package actor LeaseKeeper {
             guard lease.epoch == epoch else { return }
             perform(lease.fenced(now: clock.now()))
         }
-        wake.notify()
+        wakeEarly()
     }
 
     private func perform(_ actions: [LeaderLease.Action]) {
@@ -126,18 +139,18 @@ package actor LeaseKeeper {
 
     /// The query worker: one query at a time, each with a deadline of the machine's query timeout.
     private func runQueries() async {
-        let (store, clock) = (store, clock)
+        let (store, clock, queryLabel) = (store, clock, queryLabel)
         let timeout = Duration.seconds(lease.queryTimeout)
         for await query in queries.stream {
             let answer: Answer
             switch query {
             case .acquire(let serial, let seconds):
-                do { answer = .acquire(serial: serial, .success(try await clock.withDeadline(timeout) { try await store.acquireLease(for: seconds) })) } catch {
+                do { answer = .acquire(serial: serial, .success(try await clock.withDeadline(timeout, label: queryLabel) { try await store.acquireLease(for: seconds) })) } catch {
                     answer = .acquire(serial: serial, .failure(error))
                 }
             case .renew(let serial, let epoch, let seconds):
                 do {
-                    answer = .renew(serial: serial, .success(try await clock.withDeadline(timeout) { try await store.renewLease(epoch: epoch, for: seconds) }))
+                    answer = .renew(serial: serial, .success(try await clock.withDeadline(timeout, label: queryLabel) { try await store.renewLease(epoch: epoch, for: seconds) }))
                 } catch {
                     answer = .renew(serial: serial, .failure(error))
                 }
@@ -173,7 +186,7 @@ package actor LeaseKeeper {
                 perform(lease.failed(now: now))
             }
         }
-        wake.notify()
+        wakeEarly()
     }
 
     /// Gives the lease up in the database (best effort) so a standby need not wait for it to expire.
@@ -190,16 +203,24 @@ package actor LeaseKeeper {
         }
     }
 
+    /// Wakes the loop's wait before its deadline (an answer, an event).
+    private func wakeEarly() {
+        restingUntil = nil
+        wake.notify()
+    }
+
     /// Until `deadline` on the clock, a `wake` (an answer, an event, `stop()`) or cancellation.
     private func wait(until deadline: Date) async {
         guard !isStopping else { return }
-        let (clock, wake) = (clock, wake)
+        let (clock, wake, label) = (clock, wake, sleepLabel)
+        restingUntil = deadline
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await clock.sleep(until: deadline) }
+            group.addTask { try? await clock.sleep(until: deadline, label: label) }
             group.addTask { await wake.wait() }
             await group.next()
             group.cancelAll()
         }
+        restingUntil = nil
     }
 }
 
@@ -254,4 +275,11 @@ private final class WakeSignal: Sendable {
             waiter?.resume()
         }
     }
+}
+
+extension ClockLabel {
+    /// `instance`'s lease keeper waiting for the lease machine's next deadline (renew, ask again, validity end).
+    package static func leaseKeeper(_ instance: String) -> ClockLabel { ClockLabel("lease keeper \(instance)") }
+    /// The deadline of `instance`'s lease query in flight.
+    package static func leaseQuery(_ instance: String) -> ClockLabel { ClockLabel("lease query \(instance)") }
 }

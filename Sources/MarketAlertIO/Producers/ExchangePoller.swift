@@ -10,6 +10,8 @@ package struct ExchangePoller: Sendable {
     let pairs: Set<MarketPair>
     let interval: Duration
     let clock: any DaemonClock
+    /// What its sleeps are named on the clock (made once: a sleep costs no string).
+    let label: ClockLabel
     let random: @Sendable () -> Double
 
     package init(
@@ -21,6 +23,7 @@ package struct ExchangePoller: Sendable {
         self.pairs = pairs
         self.interval = settings.pollInterval
         self.clock = clock
+        self.label = ProducerKey.exchange(settings.id).pollLabel
         self.random = random
     }
 
@@ -42,7 +45,7 @@ package struct ExchangePoller: Sendable {
         let backoff = Backoff(base: interval, maximum: max(interval, .seconds(120)))
         var failures = 0
         if afterFirstFetch {
-            do { try await clock.sleep(for: interval) } catch { return }
+            do { try await clock.sleep(for: interval, label: label) } catch { return }
         }
         while !Task.isCancelled {
             let outcome: Result<[Quote], SourceError>
@@ -51,7 +54,7 @@ package struct ExchangePoller: Sendable {
                 outcome = await pollOnce(into: inbox)
             case .only(let some) where some.isEmpty:
                 failures = 0
-                do { try await clock.sleep(for: interval) } catch { return }
+                do { try await clock.sleep(for: interval, label: label) } catch { return }
                 continue
             case .only(let some):
                 outcome = await poll(some, into: inbox, delivery: .update)
@@ -65,7 +68,7 @@ package struct ExchangePoller: Sendable {
                 failures += 1
                 wait = backoff.delay(afterFailures: failures, random: random(), minimum: error.retryAfter)
             }
-            do { try await clock.sleep(for: wait) } catch { return }
+            do { try await clock.sleep(for: wait, label: label) } catch { return }
         }
     }
 

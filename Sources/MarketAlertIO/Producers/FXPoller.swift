@@ -48,7 +48,7 @@ package actor FXPoller {
             next = next.addingTimeInterval(pollInterval.seconds)
             let now = clock.now()
             if next <= now { next = now.addingTimeInterval(pollInterval.seconds) }  // a slow round skips ticks
-            do { try await clock.sleep(until: next) } catch { return }
+            do { try await clock.sleep(until: next, label: ProducerKey.fx.pollLabel) } catch { return }
         }
     }
 

@@ -9,6 +9,7 @@ import MarketAlertCore
 package actor IPOPoller {
     private let source: TWSEPublicFormSource
     private let clock: any DaemonClock
+    private let label: ClockLabel
     private let logger: Logger
     private let random: @Sendable () -> Double
     private let retry = Backoff(base: .seconds(60), maximum: .seconds(3600))
@@ -25,6 +26,7 @@ package actor IPOPoller {
             ?? MarketCalendar(timeZone: TimeZone(identifier: "Asia/Taipei") ?? .gmt)  // the config already rejects unknown zones
         self.source = TWSEPublicFormSource(settings: settings, calendar: calendar, excludeNamePatterns: excludeNamePatterns, fetcher: fetcher)
         self.clock = clock
+        self.label = ProducerKey.ipo(settings.name).pollLabel
         self.logger = logger
         self.random = random
     }
@@ -35,7 +37,7 @@ package actor IPOPoller {
     package func run(into inbox: EngineInbox) async {
         while !Task.isCancelled {
             let wait = await pollOnce(into: inbox)
-            do { try await clock.sleep(for: wait) } catch { return }
+            do { try await clock.sleep(for: wait, label: label) } catch { return }
         }
     }
 

@@ -30,6 +30,15 @@ enum ProducerKey: Hashable, Sendable {
     case exchange(ExchangeID)
     case fx
     case ipo(String)
+
+    /// The label this producer sleeps under between its polls (`ClockLabel.poll`).
+    var pollLabel: ClockLabel {
+        switch self {
+        case .exchange(let id): .poll(id.rawValue)
+        case .fx: .poll("fx")
+        case .ipo(let name): .poll(name)
+        }
+    }
 }
 
 /// The settings a producer was started with, to tell whether a reload changed them.

@@ -40,6 +40,9 @@ package actor ProducerSupervisor {
         }
     }
 
+    /// The labels the running producers sleep under between polls (tests wait until each is asleep).
+    package var pollLabels: [ClockLabel] { running.keys.map(\.pollLabel) }
+
     /// Cancels every producer and waits until all have ended.
     package func stopAll() async {
         let tasks = running.values.map(\.task)

@@ -28,7 +28,7 @@ package struct StartupPageRelease: Service {
         let clock = clock
         let delay = delay
         do {
-            try await cancelWhenGracefulShutdown { try await clock.sleep(for: delay) }
+            try await cancelWhenGracefulShutdown { try await clock.sleep(for: delay, label: .startupPages) }
         } catch {
             return  // stopping (or cancelled) before start-up was over: nothing to give back
         }
@@ -36,4 +36,9 @@ package struct StartupPageRelease: Service {
         logger.debug("released start-up pages of the executable", metadata: ["mb": "\(String(format: "%.1f", Double(bytes) / 1_048_576))"])
         try? await gracefulShutdown()
     }
+}
+
+extension ClockLabel {
+    /// Waiting out start-up before giving back its pages.
+    package static let startupPages = ClockLabel("startup pages")
 }

@@ -42,6 +42,8 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     private var paused = false
     /// Market id → its index in the table (the intake's order).
     private let indexOf: [String: Int]
+    /// What the timer's sleeps are named on the clock.
+    private let timerLabel: ClockLabel
 
     init(
         source: WebSocketStreamSource<P>, intake: StreamIntake, markets: [String], subscription: StreamSubscription,
@@ -56,6 +58,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         var indexOf: [String: Int] = [:]
         for (index, market) in markets.enumerated() { indexOf[market] = index }
         self.indexOf = indexOf
+        self.timerLabel = .stream(source.exchange.rawValue)
     }
 
     mutating func run(emit: @escaping @Sendable (StreamUpdate) -> Void) async {
@@ -109,8 +112,9 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         if let armed, armed <= deadline { return }
         armed = deadline
         let clock = source.clock
+        let label = timerLabel
         group.addTask {
-            do { try await clock.sleep(until: deadline) } catch { return }
+            do { try await clock.sleep(until: deadline, label: label) } catch { return }
             sink.yield(.tick(deadline))
         }
     }
@@ -338,4 +342,9 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             return .heartbeat(id)
         }
     }
+}
+
+extension ClockLabel {
+    /// A stream driver's timer (keepalive, reconnect backoff, staleness, market retry) for `exchange`.
+    package static func stream(_ exchange: String) -> ClockLabel { ClockLabel("stream \(exchange)") }
 }

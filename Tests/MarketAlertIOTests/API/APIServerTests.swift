@@ -28,10 +28,9 @@ import Testing
             bybit.answerAfter(bybitDelay)
             let liveness = EngineLiveness(stuckAfter: stuckAfter)
             let metrics = DaemonMetrics(webhookQueue: store)
-            harness = await RuntimeHarness.start(
+            harness = try await RuntimeHarness.start(
                 settings: try twoExchangeSettings(), store: store, factory: scriptedFactory([binance, bybit]), clock: clock,
-                // Two sleepers at rest either way: binance's poller, and bybit's poller or its slow answer.
-                producers: 2,
+                // At rest either way: binance's poller asleep, and bybit's poller or its slow answer (both "poll bybit").
                 prepare: { await APITestServer.prepare($0, liveness: liveness, metrics: metrics, silences: store) })
             api = try await APITestServer(
                 runtime: harness.runtime, clock: clock, liveness: liveness, metrics: metrics, http: http, silences: store,
@@ -91,7 +90,7 @@ import Testing
         #expect(try await world.api.get("/healthz").status == 200)
         let status = try await world.api.get("/api/v1/status")
         #expect(status.json["ready"] as? Bool == false)
-        await world.harness.advance(7)  // bybit's 5 s timeout + 1 s grace
+        try await world.harness.advance(7)  // bybit's 5 s timeout + 1 s grace
         let ready = try await world.api.get("/readyz")
         #expect(ready.status == 200, "\(ready.text)")
         #expect(ready.json["status"] as? String == "ready")
@@ -123,7 +122,7 @@ import Testing
     @Test func statusAndAlertsShowTheEnginesView() async throws {
         let world = try await World(start: start)
         world.bybit.set("BTC", "100120")  // 0.12% ≥ 0.1 warning
-        await world.harness.advance(5)
+        try await world.harness.advance(5)
         let status = try await world.api.get("/api/v1/status")
         #expect(status.status == 200)
         let json = status.json
@@ -154,7 +153,7 @@ import Testing
         #expect((alert["premium"] as? [String: Any])?["threshold_pct"] as? Double == 0.1)
 
         world.binance.fail(SourceError(source: "binance", kind: .decode, message: "garbage"))
-        await world.harness.advance(5)
+        try await world.harness.advance(5)
         let after = try #require(try await world.api.get("/api/v1/status").json["sources"] as? [[String: Any]])
         let binance = try #require(after.first { $0["name"] as? String == "binance" })
         #expect(binance["up"] as? Bool == false)
@@ -174,7 +173,7 @@ import Testing
         #expect(before.contains(#"marketalertd_source_up{source="bybit"} 1.0"#), "\(before)")
         // bybit fails from now on; its last quote goes stale after max_quote_age (30 s): no premium any more.
         world.bybit.fail(SourceError(source: "bybit", kind: .connection, message: "refused"))
-        await world.harness.advance(35)
+        try await world.harness.advance(35)
         let after = try await series()
         #expect(!after.contains { $0.hasPrefix("marketalertd_premium_pct") }, "\(after)")
         #expect(after.contains(#"marketalertd_alert_firing{rule="global",asset="BTC"} 0.0"#))
@@ -187,7 +186,7 @@ import Testing
         let world = try await World(start: start)
         // What a stream adapter sends: live, dropped, live again (one reconnect), then live once more (no change).
         for live in [true, false, true, true] { world.harness.runtime.inbox.send(.stream(.binance, live: live, reason: live ? nil : "closed")) }
-        await world.harness.settle()
+        try await world.harness.settle()
         let lines = try await world.api.get("/metrics").text.split(separator: "\n").map(String.init)
         #expect(lines.contains(#"marketalertd_stream_reconnects_total{exchange="binance"} 1"#), "\(lines)")
         #expect(lines.contains(#"marketalertd_stream_connected{exchange="binance"} 1.0"#))

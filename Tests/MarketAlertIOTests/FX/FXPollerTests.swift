@@ -34,17 +34,17 @@ struct FXMonitorTests {
     }
 
     /// The runtime with only the FX poller, over `sources`.
-    func start(_ fx: FXSettings, server: MockHTTPServer, sources: [any RateSource], clock: ManualClock, store: (any AlertStore)? = nil, sink: RecordingSink = RecordingSink()) async -> RuntimeHarness {
+    func start(_ fx: FXSettings, server: MockHTTPServer, sources: [any RateSource], clock: ManualClock, store: (any AlertStore)? = nil, sink: RecordingSink = RecordingSink()) async throws -> RuntimeHarness {
         let factory = ProducerFactory(quoteSource: { _ in nil }, fxPoller: { settings in
             FXPoller(settings: settings.fx, sources: sources, currencies: ["KRW"], clock: clock, logger: FXTest.quiet, random: { 0.5 })
         })
-        return await RuntimeHarness.start(
-            settings: runtimeSettings(fx, server: server), store: store, factory: factory, clock: clock, producers: 1, sink: sink)
+        return try await RuntimeHarness.start(
+            settings: runtimeSettings(fx, server: server), store: store, factory: factory, clock: clock, sink: sink)
     }
 
     /// Moves virtual time to the next poll and waits until the round is handled and the poller sleeps again.
-    func nextPoll(_ world: RuntimeHarness, _ interval: Duration) async {
-        await world.advance(to: world.clock.now().addingTimeInterval(interval.seconds))
+    func nextPoll(_ world: RuntimeHarness, _ interval: Duration, fileID: StaticString = #fileID, line: UInt = #line) async throws {
+        try await world.advance(to: world.clock.now().addingTimeInterval(interval.seconds), fileID: fileID, line: line)
     }
 
     func krw(_ world: RuntimeHarness) async -> FXRate? { await world.runtime.loop.snapshot { $0.fxRates["KRW"] } }
@@ -61,7 +61,7 @@ struct FXMonitorTests {
                 date: "2026-03-06", time: "23:59:58", price: "1449.00", changeRate: "0.0071")))
             server.route("/api/latest.json", response: .json(FXTest.oxrBody(timestamp: 1_772_859_600, rates: ["KRW": "1450.25"])))
             server.route("/latest", response: .json(FXTest.frankfurterBody(date: "2026-03-06", rates: ["KRW": "1448.1"])))
-            let world = await start(
+            let world = try await start(
                 settings(poll: .seconds(300), alerts: [FXAlertSettings(base: "USD", quote: "KRW", changePct: 0.5)]), server: server,
                 sources: chain(server, fetcher), clock: clock, store: try SQLiteStore(inMemory: ()))
 
@@ -77,14 +77,14 @@ struct FXMonitorTests {
             #expect(world.sink.events.isEmpty)
 
             // Eleven more polls up to 05:55:30: the 05:00 rate is current, OpenExchangeRates is not asked.
-            for _ in 0..<11 { await nextPoll(world, .seconds(300)) }
+            for _ in 0..<11 { try await nextPoll(world, .seconds(300)) }
             #expect(server.requests(to: "/api/latest.json").count == 1)
             #expect(server.requests(to: "/v1/forex/recent").count == 12)
             #expect(await krw(world)?.rate == Price("1450.25"))
 
             // 06:00:30: the 06:00 rate is due.
             server.route("/api/latest.json", response: .json(FXTest.oxrBody(timestamp: 1_772_863_200, rates: ["KRW": "1451"])))
-            await nextPoll(world, .seconds(300))
+            try await nextPoll(world, .seconds(300))
             #expect(server.requests(to: "/api/latest.json").count == 2)
             #expect(await krw(world)?.rate == Price("1451"))
             #expect(server.requests(to: "/latest").isEmpty)
@@ -103,7 +103,7 @@ struct FXMonitorTests {
                 body: Data(#"{"error":true,"status":429,"message":"too_many_requests"}"#.utf8)))
             server.route("/latest", response: .json(FXTest.frankfurterBody(date: "2026-03-09", rates: ["KRW": "1392.4"])))
             // A move alert no rate here reaches: it only makes the runtime run the FX poller.
-            let world = await start(
+            let world = try await start(
                 settings(poll: .seconds(60), alerts: [FXAlertSettings(base: "USD", quote: "KRW", changePct: 50)]), server: server,
                 sources: chain(server, fetcher), clock: clock)
 
@@ -112,14 +112,14 @@ struct FXMonitorTests {
             #expect(await health(world, "openexchangerates")?.lastError?.contains("1800") == true)
             #expect(await health(world, "frankfurter")?.consecutiveFailures == 0)
 
-            await nextPoll(world, .seconds(60))   // t0+60: Dunamu retried (backoff 60s) and fails again → 120s
-            await nextPoll(world, .seconds(60))   // t0+120: Dunamu in backoff; Frankfurter's rate is current
+            try await nextPoll(world, .seconds(60))   // t0+60: Dunamu retried (backoff 60s) and fails again → 120s
+            try await nextPoll(world, .seconds(60))   // t0+120: Dunamu in backoff; Frankfurter's rate is current
             #expect(server.requests(to: "/v1/forex/recent").count == 2)
             #expect(server.requests(to: "/api/latest.json").count == 1)
             #expect(server.requests(to: "/latest").count == 1)
 
             server.route("/v1/forex/recent", response: .json(FXTest.dunamuBody(date: "2026-03-10", time: "11:02:40", price: "1395.50")))
-            await nextPoll(world, .seconds(60))   // t0+180: Dunamu retried and recovers
+            try await nextPoll(world, .seconds(60))   // t0+180: Dunamu retried and recovers
             #expect(server.requests(to: "/v1/forex/recent").count == 3)
             #expect(await krw(world)?.provider == "dunamu")
             #expect(await health(world, "dunamu")?.consecutiveFailures == 0)
@@ -144,8 +144,8 @@ struct FXMonitorTests {
             let dunamu: [any RateSource] = [DunamuRateSource(baseURL: server.baseURL, timeout: .seconds(5), fetcher: fetcher)]
             let sink = RecordingSink()
             serve(time: "10:59:30", price: "1395.50", change: "0.0062")
-            let first = await start(settings(poll: .seconds(60), alerts: [alert]), server: server, sources: dunamu, clock: clock, store: store, sink: sink)
-            await nextPoll(first, .seconds(60))  // same quote: no second notification
+            let first = try await start(settings(poll: .seconds(60), alerts: [alert]), server: server, sources: dunamu, clock: clock, store: store, sink: sink)
+            try await nextPoll(first, .seconds(60))  // same quote: no second notification
             let fired = sink.events
             #expect(fired.count == 1)
             #expect(fired.first?.status == "firing")
@@ -157,16 +157,16 @@ struct FXMonitorTests {
 
             // A restarted runtime with the same store does not notify again for the same move.
             await clock.advance(by: .seconds(60))
-            let second = await start(settings(poll: .seconds(60), alerts: [alert]), server: server, sources: dunamu, clock: clock, store: store, sink: sink)
+            let second = try await start(settings(poll: .seconds(60), alerts: [alert]), server: server, sources: dunamu, clock: clock, store: store, sink: sink)
             #expect(sink.events.count == 1)
 
             serve(time: "11:03:10", price: "1393.20", change: "0.0045")  // inside the band (>= 0.4%)
-            await nextPoll(second, .seconds(60))
+            try await nextPoll(second, .seconds(60))
             #expect(sink.events.count == 1)
             #expect(await storedFiring() == true)
 
             serve(time: "11:04:20", price: "1390.10", change: "0.0030")
-            await nextPoll(second, .seconds(60))
+            try await nextPoll(second, .seconds(60))
             let events = sink.events
             #expect(events.map(\.status) == ["firing", "resolved"])
             #expect(events.last?.fx?.rate == Decimal(string: "1390.10"))

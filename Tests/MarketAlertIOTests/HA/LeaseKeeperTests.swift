@@ -10,10 +10,14 @@ import Testing
 /// a clean stop releases the lease and the other takes over with the next epoch; a lease query that never
 /// answers and a failed commit step a leader down. The keepers' timing (renew every lease/3, ask again, query
 /// deadlines) runs on a `ManualClock`; the database judges expiry by its own clock, which a 30 s lease keeps
-/// out of the way while the test moves virtual time.
+/// out of the way while the test moves virtual time. The test moves time only when every keeper is at rest,
+/// by name: its loop asleep ("lease keeper a") at the deadline it waits for, and no query out, or (a
+/// database that does not answer) the query's deadline asleep ("lease query a"). What is real database I/O
+/// (a takeover, a step-down) is awaited by name with a deadline too.
 @Suite(.enabled(if: PostgresTestServer.isAvailable, "needs PostgreSQL (apt-get install postgresql; scripts/test does)"))
 struct LeaseKeeperTests {
     final class Member: Sendable {
+        let name: String
         let store: PostgresStore
         let role: HARole
         let lifecycle = RecordingLifecycle()
@@ -24,6 +28,7 @@ struct LeaseKeeperTests {
 
         /// `storeClock`: the clock of the store's own operation deadlines (real time unless given).
         init(url: String, name: String, clock: ManualClock, storeClock: (any DaemonClock)? = nil, logger: Logger? = nil) async throws {
+            self.name = name
             store = try await PostgresStoreTests.open(url, instance: name, clock: storeClock ?? SystemClock())
             role = HARole(instance: name)
             status = HAStatusLifecycle(base: lifecycle, role: role)
@@ -48,19 +53,36 @@ struct LeaseKeeperTests {
         let list = Mutex<[Int64]>([])
     }
 
-    func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
-        for _ in 0..<200 where !condition() { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(condition(), "\(what) within 10 s")
+    /// Waits (real database I/O) until `condition` holds; throws naming `what` after 10 s.
+    func waitUntil(_ what: String, on clock: ManualClock, _ condition: () -> Bool) async throws {
+        try await clock.waitUntil(what, timeout: .seconds(10)) { () async -> Bool in condition() }
     }
 
-    /// Both keepers at rest: asleep on the clock with no query out (a query's answer is real database I/O).
-    func settle(_ clock: ManualClock, _ members: Member...) async throws {
-        while true {
-            await clock.waitForSleepers(members.count)
-            var querying = false
-            for member in members where await member.keeper.isQuerying { querying = true }
-            if !querying { return }
-            try await Task.sleep(for: .milliseconds(2))  // a database round trip in flight
+    /// Every keeper at rest: its loop asleep on the clock at the deadline it waits for, and no lease query
+    /// out (its answer is real database I/O), or, with `hung`, the query out with both deadlines that can cut
+    /// it short asleep, the keeper's ("lease query a") and the store's ("postgres operation", the store on
+    /// the same clock): a database that does not answer, where only virtual time ends the query.
+    func settle(_ clock: ManualClock, _ members: Member..., hung: Bool = false, fileID: StaticString = #fileID, line: UInt = #line) async throws {
+        var waitingFor = "\(members.map(\.name)) at rest"
+        try await clock.waitUntil(waitingFor, fileID: fileID, line: line) { () async -> Bool in
+            for member in members {
+                let rest = await member.keeper.rest
+                let asleep = clock.sleeping
+                guard let until = rest.until, asleep.contains(where: { $0.label == .leaseKeeper(member.name) && $0.deadline == until }) else {
+                    waitingFor = "\(ClockLabel.leaseKeeper(member.name)) asleep" + (rest.until.map { " until \(Timestamp.rfc3339($0))" } ?? "")
+                    return false
+                }
+                if rest.querying {
+                    let cutShortBy: [ClockLabel] = [.leaseQuery(member.name), .postgresOperation]
+                    guard hung, cutShortBy.allSatisfy({ label in asleep.contains { $0.label == label } }) else {
+                        waitingFor = hung ? "\(cutShortBy) asleep" : "the answer to \(member.name)'s lease query"
+                        return false
+                    }
+                }
+                // Nothing happened meanwhile (an answer, a wake-up).
+                guard await member.keeper.rest == rest else { return false }
+            }
+            return true
         }
     }
 
@@ -72,7 +94,7 @@ struct LeaseKeeperTests {
         a.status.status("ready: 2 exchanges ok")
         b.status.status("ready: 2 exchanges ok")
         let runA = Task { await a.run() }
-        try await waitUntil("a leads") { a.role.role == .leader }
+        try await waitUntil("a leads", on: clock) { a.role.role == .leader }
         try await settle(clock, a)
         let runB = Task { await b.run() }
         try await settle(clock, a, b)  // b asked, was refused, and waits to ask again
@@ -91,9 +113,13 @@ struct LeaseKeeperTests {
         await runA.value
         #expect(a.role.role == .standby && a.store.epoch == nil)
         await clock.advance(by: .seconds(10))  // b's next ask finds the lease released
-        try await waitUntil("b takes over") { b.role.role == .leader }
+        // The owner hears of the takeover after the role changes: wait for what it is told (it records the
+        // epoch, then restates the status).
+        try await waitUntil("b takes over and its owner is told", on: clock) {
+            b.lifecycle.statuses.last == "leader (epoch 2); ready: 2 exchanges ok"
+        }
+        #expect(b.role.role == .leader)
         #expect(b.led.list.withLock { $0 } == [2])
-        #expect(b.lifecycle.statuses.last == "leader (epoch 2); ready: 2 exchanges ok")
         #expect(a.lifecycle.statuses.last == "standby; ready: 2 exchanges ok")
         b.keeper.stop()
         await runB.value
@@ -113,7 +139,7 @@ struct LeaseKeeperTests {
         let a = try await Member(url: url, name: "a", clock: clock, storeClock: clock, logger: log.logger(label: "a"))
         a.status.status("ready: 2 exchanges ok")
         let runA = Task { await a.run() }
-        try await waitUntil("a leads") { a.role.role == .leader }
+        try await waitUntil("a leads", on: clock) { a.role.role == .leader }
         try await settle(clock, a)
         let ledAt = clock.now()
 
@@ -127,12 +153,12 @@ struct LeaseKeeperTests {
         }
         #expect(locked, "the lease row locked within 10 s")
 
-        // Virtual time in 1 s steps, each given 100 ms of real time (6 s of virtual slack before the database's
-        // expiry is 600 ms of scheduling delay): the renewal is due at 10 s; it hangs, and so does every retry.
+        // Virtual time in 1 s steps, each once the keeper is at rest: the renewal is due at 10 s; it hangs, and
+        // so does every retry, each abandoned when its deadline (asleep as "lease query a") comes.
         var steppedDownAfter: TimeInterval?
         for _ in 0..<40 where steppedDownAfter == nil {
             await clock.advance(by: .seconds(1))
-            try await Task.sleep(for: .milliseconds(100))
+            try await settle(clock, a, hung: true)
             if a.role.role == .standby { steppedDownAfter = clock.now().timeIntervalSince(ledAt) }
         }
         #expect(a.role.role == .standby && a.store.epoch == nil)
@@ -140,7 +166,7 @@ struct LeaseKeeperTests {
         let failures = log.all.filter { $0.message.contains("HA: lease renewal failed") && $0.message.contains("no answer within") }
         #expect(failures.count >= 2, "the unanswered renewal was abandoned at its deadline and asked again: \(log.all.map(\.message))")
         #expect(try await server.psql(holding) == "1", "the renewal never got its answer: the row is still locked")
-        try await waitUntil("the owner is told") { a.lifecycle.statuses.last == "standby; ready: 2 exchanges ok" }
+        try await waitUntil("the owner is told", on: clock) { a.lifecycle.statuses.last == "standby; ready: 2 exchanges ok" }
 
         _ = try await server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event = 'PgSleep'")
         _ = try? await blocker
@@ -157,19 +183,21 @@ struct LeaseKeeperTests {
         let a = try await Member(url: url, name: "a", clock: clock)
         a.status.status("ready: 1 exchange ok")
         let runA = Task { await a.run() }
-        try await waitUntil("a leads") { a.role.role == .leader }
+        try await waitUntil("a leads", on: clock) { a.role.role == .leader }
         #expect(a.store.epoch == 1)
 
         a.events.report(.commitFailed(epoch: 1, reason: "PostgreSQL unreachable"))
-        try await waitUntil("a stands by") { a.role.role == .standby }
+        try await waitUntil("a stands by", on: clock) { a.role.role == .standby }
         #expect(a.store.epoch == nil)
-        try await waitUntil("the owner is told") { a.lifecycle.statuses.last == "standby; ready: 1 exchange ok" }
+        try await waitUntil("the owner is told", on: clock) { a.lifecycle.statuses.last == "standby; ready: 1 exchange ok" }
 
         try await settle(clock, a)
         await clock.advance(by: .seconds(1))  // the next ask: the same holder takes the lease with a new epoch
-        try await waitUntil("a leads again") { a.role.role == .leader }
+        try await waitUntil("a leads again and its owner is told", on: clock) {
+            a.lifecycle.statuses.last == "leader (epoch 2); ready: 1 exchange ok"
+        }
+        #expect(a.role.role == .leader)
         #expect(a.store.epoch == 2 && a.led.list.withLock { $0 } == [1, 2])
-        try await waitUntil("the owner is told") { a.lifecycle.statuses.last == "leader (epoch 2); ready: 1 exchange ok" }
         a.keeper.stop()
         await runA.value
         await a.store.shutdown()

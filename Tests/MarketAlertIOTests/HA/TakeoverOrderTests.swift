@@ -19,9 +19,8 @@ struct TakeoverOrderTests {
         binance.set("BTC", "100000")
         bybit.set("BTC", "100010")
         let leadership = LeadershipEvents()
-        let world = await RuntimeHarness.start(
-            settings: try twoExchangeSettings(), store: store, factory: scriptedFactory([binance, bybit]), clock: clock,
-            producers: 2, leadership: leadership)
+        let world = try await RuntimeHarness.start(
+            settings: try twoExchangeSettings(), store: store, factory: scriptedFactory([binance, bybit]), clock: clock, leadership: leadership)
         let epoch = try await PostgresStoreTests.lead(store)
         let runtime = world.runtime
 
@@ -33,7 +32,7 @@ struct TakeoverOrderTests {
             Quote(exchange: .bybit, market: "BTCUSDT", base: "BTC", quote: "USDT", last: Price("100120"), receivedAt: clock.now(),
                   transport: .stream)
         ], from: .bybit)
-        await world.settle()
+        try await world.settle()
         #expect(await runtime.publisher.leadingEpoch == epoch)
         await world.stop()
         let events = world.sink.events

@@ -45,14 +45,14 @@ import Testing
         let bybit: ScriptedQuoteSource
         let harness: RuntimeHarness
 
-        init(settings: Settings, store: SQLiteStore, at start: Date, bybitBTC: String = "100020") async {
+        init(settings: Settings, store: SQLiteStore, at start: Date, bybitBTC: String = "100020") async throws {
             let clock = ManualClock(now: start)
             binance = ScriptedQuoteSource(.binance, clock: clock)
             bybit = ScriptedQuoteSource(.bybit, clock: clock)
             binance.set("BTC", "100000")
             bybit.set("BTC", bybitBTC)
-            harness = await RuntimeHarness.start(
-                settings: settings, store: store, factory: scriptedFactory([binance, bybit]), clock: clock, producers: 2)
+            harness = try await RuntimeHarness.start(
+                settings: settings, store: store, factory: scriptedFactory([binance, bybit]), clock: clock)
         }
     }
 
@@ -60,10 +60,10 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("history-rt-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let settings = try Self.settings()
-        let first = await World(settings: settings, store: try SQLiteStore(directory: dir), at: Self.start)
-        await first.harness.advance(12)  // 0.02% polled every 5 s, one sample a second
+        let first = try await World(settings: settings, store: try SQLiteStore(directory: dir), at: Self.start)
+        try await first.harness.advance(12)  // 0.02% polled every 5 s, one sample a second
         first.bybit.set("BTC", "100120")  // 0.12% from the poll at +15: a warning, the highest of the hour
-        await first.harness.advance(13)  // to 09:00:05 Seoul: the digest falls due at +20
+        try await first.harness.advance(13)  // to 09:00:05 Seoul: the digest falls due at +20
         await first.harness.stop()
         let events = first.harness.sink.events
         let firing = try #require(events.first { $0.kind == .premium })
@@ -81,15 +81,15 @@ import Testing
         #expect(stored.contains { abs($0.maxPct - 0.12) < 1e-9 && $0.notifications == 1 })
 
         // A restart the same morning sends no second digest, and the context is warmed from the store.
-        let second = await World(settings: settings, store: store, at: Self.start + 60, bybitBTC: "100020")
-        await second.harness.advance(10)
+        let second = try await World(settings: settings, store: store, at: Self.start + 60, bybitBTC: "100020")
+        try await second.harness.advance(10)
         #expect(second.harness.sink.events.filter { $0.kind == .digest }.isEmpty)
         // A reload moving the digest to 09:02 the same day sends none either.
-        await second.harness.reload(try Self.settings(digestAt: "09:02"))
-        await second.harness.advance(90)
+        try await second.harness.reload(try Self.settings(digestAt: "09:02"))
+        try await second.harness.advance(90)
         #expect(second.harness.sink.events.filter { $0.kind == .digest }.isEmpty, "\(second.harness.sink.events.map(\.key))")
         second.bybit.set("BTC", "100070")  // 0.07%: notice, below the morning's maximum
-        await second.harness.advance(6)
+        try await second.harness.advance(6)
         await second.harness.stop()
         let notice = try #require(second.harness.sink.events.first { $0.kind == .premium && $0.status == "firing" })
         let warmed = try #require(notice.premium?.context)
@@ -108,13 +108,13 @@ import Testing
         bybit.set("BTC", "100030")
         let liveness = EngineLiveness(stuckAfter: .seconds(30))
         let metrics = DaemonMetrics(webhookQueue: store)
-        let harness = await RuntimeHarness.start(
-            settings: try Self.settings(), store: store, factory: scriptedFactory([binance, bybit]), clock: clock, producers: 2,
+        let harness = try await RuntimeHarness.start(
+            settings: try Self.settings(), store: store, factory: scriptedFactory([binance, bybit]), clock: clock,
             prepare: { await APITestServer.prepare($0, liveness: liveness, metrics: metrics, silences: store) })
         let api = try await APITestServer(runtime: harness.runtime, clock: clock, liveness: liveness, metrics: metrics, history: store)
-        await harness.advance(5)
+        try await harness.advance(5)
         bybit.set("BTC", "100040")  // polled at +10; its slot closes at +11
-        await harness.advance(6)
+        try await harness.advance(6)
         let since = Timestamp.rfc3339(Self.start)
         let answer = try await api.get("/api/v1/history?rule=global&asset=BTC&since=\(since)")
         #expect(answer.status == 200, "\(answer.text)")

@@ -39,9 +39,9 @@ struct IPOPollerTests {
         }
 
         /// Starts the runtime and returns once it has polled, evaluated and gone to sleep.
-        func start(notify: Set<IPONotification> = [.opens, .last_day], store: SQLiteStore? = nil) async -> RuntimeHarness {
-            await RuntimeHarness.start(
-                settings: settings(notify: notify), store: store ?? self.store, factory: factory, clock: clock, producers: 1, sink: sink)
+        func start(notify: Set<IPONotification> = [.opens, .last_day], store: SQLiteStore? = nil) async throws -> RuntimeHarness {
+            try await RuntimeHarness.start(
+                settings: settings(notify: notify), store: store ?? self.store, factory: factory, clock: clock, sink: sink)
         }
 
         func snapshot(_ world: RuntimeHarness) async -> [IPOOfferingStatus] {
@@ -90,10 +90,10 @@ struct IPOPollerTests {
         let (body, year) = try world.offeringPayload()
         #expect(year == 2024)
         world.serve([year: body])
-        let task = await world.start(notify: Set(IPONotification.allCases))
+        let task = try await world.start(notify: Set(IPONotification.allCases))
         #expect(Self.timeline(world.sink.events) == ["announced 2024-01-01T02:00:00Z"])
 
-        await task.advance(to: IPOTestKit.instant("2024-01-09T00:00:00Z"))
+        try await task.advance(to: IPOTestKit.instant("2024-01-09T00:00:00Z"))
         await world.stop(task)
         // Midnight in Taipei is 16:00 UTC of the previous day.
         #expect(Self.timeline(world.sink.events) == [
@@ -121,14 +121,14 @@ struct IPOPollerTests {
         let world = try await World(now: "2024-01-01T02:00:00Z")
         let (body, year) = try world.offeringPayload()
         world.serve([year: body])
-        let first = await world.start()
-        await first.advance(to: IPOTestKit.instant("2024-01-02T04:00:00Z"))
+        let first = try await world.start()
+        try await first.advance(to: IPOTestKit.instant("2024-01-02T04:00:00Z"))
         await world.stop(first)
         #expect(Self.timeline(world.sink.events) == ["open 2024-01-01T16:00:00Z"])
 
-        let second = await world.start()  // same store
+        let second = try await world.start()  // same store
         #expect(world.sink.events.count == 1)
-        await second.advance(to: IPOTestKit.instant("2024-01-05T00:00:00Z"))
+        try await second.advance(to: IPOTestKit.instant("2024-01-05T00:00:00Z"))
         await world.stop(second)
         #expect(Self.timeline(world.sink.events) == ["open 2024-01-01T16:00:00Z", "last_day 2024-01-03T16:00:00Z"])
         await world.shutdown()
@@ -138,28 +138,28 @@ struct IPOPollerTests {
         let world = try await World(now: "2024-01-01T02:00:00Z")
         let (body, year) = try world.offeringPayload()
         world.serve([year: body])
-        let first = await world.start()
+        let first = try await world.start()
         await world.stop(first)
         #expect(world.sink.events.isEmpty)
 
         // Down across the opening midnight; back at 13:00 on 3 Jan in Taipei, while the window is open.
         await world.clock.advance(to: IPOTestKit.instant("2024-01-03T05:00:00Z"))
-        let second = await world.start()
+        let second = try await world.start()
         #expect(Self.timeline(world.sink.events) == ["open 2024-01-03T05:00:00Z"])
         #expect(world.sink.events.first?.summary
             == "IPO 7795 長廣 (初上市) subscription opened yesterday (2024-01-02, Asia/Taipei), closes tomorrow (2024-01-04), price 45.00 TWD")
-        await second.advance(to: IPOTestKit.instant("2024-01-03T10:00:00Z"))
+        try await second.advance(to: IPOTestKit.instant("2024-01-03T10:00:00Z"))
         #expect(world.sink.events.count == 1)
-        await second.advance(to: IPOTestKit.instant("2024-01-04T00:00:00Z"))
+        try await second.advance(to: IPOTestKit.instant("2024-01-04T00:00:00Z"))
         await world.stop(second)
         #expect(Self.timeline(world.sink.events) == ["open 2024-01-03T05:00:00Z", "last_day 2024-01-03T16:00:00Z"])
 
         // Back later on the opening day itself: still `opens`, worded as today's news.
         let sameDay = try await World(now: "2024-01-01T02:00:00Z")
         sameDay.serve([year: body])
-        await sameDay.stop(await sameDay.start())
+        try await sameDay.stop(sameDay.start())
         await sameDay.clock.advance(to: IPOTestKit.instant("2024-01-02T05:00:00Z"))
-        await sameDay.stop(await sameDay.start())
+        try await sameDay.stop(sameDay.start())
         #expect(Self.timeline(sameDay.sink.events) == ["open 2024-01-02T05:00:00Z"])
         #expect(sameDay.sink.events.first?.summary.hasPrefix("IPO 7795 長廣 (初上市) opens today 2024-01-02") == true)
         await sameDay.shutdown()
@@ -172,14 +172,14 @@ struct IPOPollerTests {
         let world = try await World(now: "2024-01-04T02:00:00Z")  // 10:00 on 4 Jan in Taipei
         let (body, year) = try world.offeringPayload(startIn: -2)  // 2 – 4 Jan
         world.serve([year: body])
-        let task = await world.start(notify: Set(IPONotification.allCases))
-        await task.advance(to: IPOTestKit.instant("2024-01-04T15:00:00Z"))
+        let task = try await world.start(notify: Set(IPONotification.allCases))
+        try await task.advance(to: IPOTestKit.instant("2024-01-04T15:00:00Z"))
         await world.stop(task)
         #expect(Self.timeline(world.sink.events) == ["last_day 2024-01-04T02:00:00Z"])
         #expect(world.sink.events.first?.summary
             == "IPO 7795 長廣 (初上市) subscription opened 2 days ago (2024-01-02, Asia/Taipei), last day today (2024-01-04), price 45.00 TWD")
         // A restart the same day adds nothing.
-        let again = await world.start(notify: Set(IPONotification.allCases))
+        let again = try await world.start(notify: Set(IPONotification.allCases))
         await world.stop(again)
         #expect(world.sink.events.count == 1)
         await world.shutdown()
@@ -190,19 +190,19 @@ struct IPOPollerTests {
         let (body, year) = try world.offeringPayload()
         world.serve([year: body])
         let notify = Set(IPONotification.allCases).subtracting([.announced])
-        let first = await world.start(notify: notify)
+        let first = try await world.start(notify: notify)
         await world.stop(first)
 
         // Down for the whole window (2–4 Jan) and the closing day; back on 6 Jan.
         await world.clock.advance(to: IPOTestKit.instant("2024-01-06T02:00:00Z"))
-        let second = await world.start(notify: notify)
-        await second.advance(to: IPOTestKit.instant("2024-01-07T12:00:00Z"))
+        let second = try await world.start(notify: notify)
+        try await second.advance(to: IPOTestKit.instant("2024-01-07T12:00:00Z"))
         await world.stop(second)
         #expect(world.sink.events.isEmpty)
 
         // A daemon that never saw the window says nothing about it either, even with every notification on.
         let fresh = try SQLiteStore(inMemory: ())
-        let third = await world.start(notify: Set(IPONotification.allCases), store: fresh)
+        let third = try await world.start(notify: Set(IPONotification.allCases), store: fresh)
         await world.stop(third)
         #expect(world.sink.events.isEmpty)
         await world.shutdown()
@@ -213,15 +213,15 @@ struct IPOPollerTests {
         let (body, year) = try world.offeringPayload()  // 31 Dec – 2 Jan, lottery 6 Jan: in the 2025 list
         #expect(year == 2025)
         world.serve([2025: body, 2024: try IPOTestKit.payload([])])
-        let task = await world.start()
+        let task = try await world.start()
         // In December the next year's list is asked for too, and that is where the window is.
         #expect(Set(world.server.requests.compactMap(IPOTestKit.year(of:))) == [2024, 2025])
         let rows = await world.snapshot(task)
         #expect(rows.map(\.key) == ["ipo/twse/7795/2024-12-31"] && rows.first?.state == .upcoming)
 
-        await task.advance(to: IPOTestKit.instant("2025-01-01T00:00:00Z"))
+        try await task.advance(to: IPOTestKit.instant("2025-01-01T00:00:00Z"))
         world.server.clearRequests()
-        await task.advance(to: IPOTestKit.instant("2025-01-03T00:00:00Z"))
+        try await task.advance(to: IPOTestKit.instant("2025-01-03T00:00:00Z"))
         await world.stop(task)
         #expect(Self.timeline(world.sink.events) == ["open 2024-12-30T16:00:00Z", "last_day 2025-01-01T16:00:00Z"])
         #expect(world.sink.events.first?.summary == "IPO 7795 長廣 (初上市) opens today 2024-12-31 (Asia/Taipei), closes 2025-01-02, price 45.00 TWD")
@@ -234,14 +234,14 @@ struct IPOPollerTests {
         let world = try await World(now: "2024-01-01T02:00:00Z")
         let (body, year) = try world.offeringPayload()
         world.serve([year: body])
-        let task = await world.start()
+        let task = try await world.start()
         let before = await world.snapshot(task)
         #expect(before.map(\.code) == ["7795"] && before.first?.state == .upcoming)
 
         world.server.route(Self.path) { _ in
             MockHTTPServer.Response(status: 500, headers: [("Content-Type", "text/html")], body: Data("<html>維護中</html>".utf8))
         }
-        await task.advance(to: IPOTestKit.instant("2024-01-01T03:00:00Z"))
+        try await task.advance(to: IPOTestKit.instant("2024-01-01T03:00:00Z"))
         #expect(await world.health(task)?.lastError?.contains("HTTP 500") == true)
         #expect(await world.snapshot(task).map(\.key) == before.map(\.key))
 
@@ -250,14 +250,14 @@ struct IPOPollerTests {
         }
         // The retry comes after a backoff (60 s for the first failure), not a full hour.
         #expect(world.clock.pendingDeadlines.first == IPOTestKit.instant("2024-01-01T03:01:00Z"))
-        await task.advance(to: IPOTestKit.instant("2024-01-01T03:01:00Z"))
+        try await task.advance(to: IPOTestKit.instant("2024-01-01T03:01:00Z"))
         #expect(await world.health(task)?.consecutiveFailures == 2)
         #expect(await world.snapshot(task).map(\.key) == before.map(\.key))
         #expect(world.sink.events.isEmpty)
 
         // TWSE stays down, but the window still opens on time from the last good list; after three failed
         // polls in a row the source itself is reported.
-        await task.advance(to: IPOTestKit.instant("2024-01-01T16:00:00Z"))
+        try await task.advance(to: IPOTestKit.instant("2024-01-01T16:00:00Z"))
         #expect(Self.timeline(world.sink.events.filter { $0.kind == .ipo }) == ["open 2024-01-01T16:00:00Z"])
         #expect(world.sink.keys(status: "firing").first == "source/twse")
         #expect(world.sink.events.first?.source?.consecutiveFailures == 3)
@@ -291,7 +291,7 @@ struct IPOPollerTests {
         try await world.store.commit(
             Publication(states: [StateRecord(key: offering.key, kind: "ipo", data: row)]), at: IPOTestKit.instant("2024-01-01T16:00:00Z"))
 
-        let task = await world.start()
+        let task = try await world.start()
         await world.stop(task)
         #expect(world.sink.events == [crashed])
         let stored = try await world.store.loadStates(kind: "ipo")
@@ -300,7 +300,7 @@ struct IPOPollerTests {
         #expect(try await world.store.pendingEvents().isEmpty)
 
         // A second start publishes nothing again.
-        await world.stop(await world.start())
+        try await world.stop(world.start())
         #expect(world.sink.events == [crashed])
         await world.shutdown()
     }

@@ -47,26 +47,30 @@ import Testing
         #expect(await Self.nextQuotes(inbox) == Polled(pairs: [Self.btc, Self.eth], delivery: .snapshot))
         // Live, nothing refused: the poller only waits.
         coverage.update { $0.live = true }
-        await clock.waitForSleepers()
+        let start = clock.now()
+        let polling = ClockLabel.poll("bybit")
+        try await clock.waitForSleeper(polling, at: start + 5)
         await clock.advance(by: .seconds(5))
-        await clock.waitForSleepers()
+        try await clock.waitForSleeper(polling, at: start + 10)
         await clock.advance(by: .seconds(5))
-        await clock.waitForSleepers()
+        try await clock.waitForSleeper(polling, at: start + 15)
         #expect(source.asked.count == 1)
         // ETH refused on the stream: polled alone, merged, every interval.
         coverage.update { $0.restOnly = [Self.eth] }
         await clock.advance(by: .seconds(5))
         #expect(await Self.nextQuotes(inbox) == Polled(pairs: [Self.eth], delivery: .update))
-        await clock.waitForSleepers()
+        try await clock.waitForSleeper(polling, at: start + 20)
         await clock.advance(by: .seconds(5))
         #expect(await Self.nextQuotes(inbox) == Polled(pairs: [Self.eth], delivery: .update))
         #expect(source.asked.dropFirst() == [[Self.eth], [Self.eth]])
         // Its poll fails: no event for the engine (the stream carries the exchange); it tries again later.
         source.fail(true)
         let sentBefore = inbox.sent
-        await clock.waitForSleepers()
+        try await clock.waitForSleeper(polling, at: start + 25)
         await clock.advance(by: .seconds(5))
-        await clock.waitForSleepers()
+        try await clock.waitUntil("\(polling) asleep, backing off after the failed poll at +25 s") { sleeping in
+            sleeping.contains { $0.label == polling && $0.deadline > start + 25 }
+        }
         #expect(source.asked.count == 4)
         #expect(inbox.sent == sentBefore)
         // The stream goes down: everything again, as a snapshot.

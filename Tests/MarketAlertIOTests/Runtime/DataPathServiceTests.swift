@@ -19,32 +19,34 @@ import Testing
         var clock: ManualClock { world.clock }
 
         /// Prices are set before the runtime starts, so the first polls cannot race the test.
-        init(settings: Settings, store: (any AlertStore)?, start: Date, bybitBTC: String = "100010") async {
+        init(settings: Settings, store: (any AlertStore)?, start: Date, bybitBTC: String = "100010") async throws {
             let clock = ManualClock(now: start)
             binance = ScriptedQuoteSource(.binance, clock: clock)
             bybit = ScriptedQuoteSource(.bybit, clock: clock)
             binance.set("BTC", "100000")
             bybit.set("BTC", bybitBTC)
-            world = await RuntimeHarness.start(
-                settings: settings, store: store, factory: scriptedFactory([binance, bybit]), clock: clock, producers: 2,
+            world = try await RuntimeHarness.start(
+                settings: settings, store: store, factory: scriptedFactory([binance, bybit]), clock: clock,
                 lifecycle: RecordingLifecycle(watchdogInterval: .seconds(2)))  // as for WatchdogSec=4s
         }
 
-        func settle() async { await world.settle() }
-        func advance(_ seconds: Int) async { await world.advance(seconds) }
+        func settle(fileID: StaticString = #fileID, line: UInt = #line) async throws { try await world.settle(fileID: fileID, line: line) }
+        func advance(_ seconds: Int, fileID: StaticString = #fileID, line: UInt = #line) async throws {
+            try await world.advance(seconds, fileID: fileID, line: line)
+        }
         func stop() async { await world.stop() }
     }
 
     @Test func crossingNoticeThenWarningThenClearingNotifiesThreeTimes() async throws {
-        let harness = await Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
-        await harness.settle()
+        let harness = try await Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
+        try await harness.settle()
         #expect(harness.sink.events.isEmpty)
         harness.bybit.set("BTC", "100060")  // 0.06%
-        await harness.advance(5)
+        try await harness.advance(5)
         harness.bybit.set("BTC", "100120")  // 0.12%
-        await harness.advance(5)
+        try await harness.advance(5)
         harness.bybit.set("BTC", "100030")  // 0.03% < clear 0.04
-        await harness.advance(5)
+        try await harness.advance(5)
         await harness.stop()
         let events = harness.sink.events
         #expect(events.map(\.status) == ["firing", "firing", "resolved"])
@@ -63,28 +65,28 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sup-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let settings = try twoExchangeSettings()
-        let first = await Harness(settings: settings, store: try SQLiteStore(directory: directory), start: start, bybitBTC: "100200")
-        await first.advance(6)
+        let first = try await Harness(settings: settings, store: try SQLiteStore(directory: directory), start: start, bybitBTC: "100200")
+        try await first.advance(6)
         await first.stop()
         #expect(first.sink.keys(status: "firing") == ["premium/global/BTC"])
 
-        let second = await Harness(settings: settings, store: try SQLiteStore(directory: directory), start: start + 60, bybitBTC: "100200")
-        await second.advance(12)
+        let second = try await Harness(settings: settings, store: try SQLiteStore(directory: directory), start: start + 60, bybitBTC: "100200")
+        try await second.advance(12)
         #expect(second.sink.events.isEmpty, "restart repeated \(second.sink.events.map(\.summary))")
         second.bybit.set("BTC", "100010")
-        await second.advance(6)
+        try await second.advance(6)
         await second.stop()
         #expect(second.sink.keys(status: "resolved") == ["premium/global/BTC"])
     }
 
     @Test func forDurationDelaysTheFirstNotificationToTheExactSecond() async throws {
-        let harness = await Harness(settings: try twoExchangeSettings(forDuration: "30s"), store: nil, start: start)
-        await harness.settle()
+        let harness = try await Harness(settings: try twoExchangeSettings(forDuration: "30s"), store: nil, start: start)
+        try await harness.settle()
         harness.bybit.set("BTC", "100200")
-        await harness.advance(5)  // first poll sees it at start+5
-        await harness.advance(29)
+        try await harness.advance(5)  // first poll sees it at start+5
+        try await harness.advance(29)
         #expect(harness.sink.events.isEmpty)
-        await harness.advance(1)
+        try await harness.advance(1)
         await harness.stop()
         let event = try #require(harness.sink.events.first)
         #expect(event.at == start + 35)
@@ -92,31 +94,31 @@ import Testing
     }
 
     @Test func aFailingSourceRaisesASourceAlertAndResolvesOnSuccessWithoutPremiumAlerts() async throws {
-        let harness = await Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
-        await harness.settle()
+        let harness = try await Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
+        try await harness.settle()
         harness.bybit.fail(SourceError(source: "bybit", kind: .decode, message: "HTML error page"))
         harness.bybit.set("BTC", "110000")  // must never be seen: the source is failing
-        await harness.advance(30)
+        try await harness.advance(30)
         #expect(harness.sink.keys(status: "firing") == ["source/bybit"])
         let firing = try #require(harness.sink.events.first)
         #expect(firing.source?.error == "HTML error page")
         #expect((firing.source?.consecutiveFailures ?? 0) >= 2)
         harness.bybit.fail(nil)
         harness.bybit.set("BTC", "100010")
-        await harness.advance(120)
+        try await harness.advance(120)
         await harness.stop()
         #expect(harness.sink.keys(status: "resolved") == ["source/bybit"])
         #expect(!harness.sink.events.contains { $0.kind == .premium })
     }
 
     @Test func reloadAddsAndRemovesPollersAndForgetsRemovedRules() async throws {
-        let harness = await Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
-        await harness.settle()
+        let harness = try await Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
+        try await harness.settle()
         var reloaded = try twoExchangeSettings()
         reloaded.premium.rules[0].name = "renamed"
-        await harness.world.reload(reloaded)
+        try await harness.world.reload(reloaded)
         harness.bybit.set("BTC", "100200")
-        await harness.advance(6)
+        try await harness.advance(6)
         await harness.stop()
         #expect(harness.sink.keys(status: "firing") == ["premium/renamed/BTC"])
     }
@@ -140,8 +142,8 @@ import Testing
         try await store.commit(
             Publication(states: [StateRecord.encode(state, key: "premium/global/BTC", kind: "premium")], events: [lost]), at: start)
 
-        let harness = await Harness(settings: settings, store: try SQLiteStore(directory: directory), start: start + 5, bybitBTC: "100200")
-        await harness.advance(6)
+        let harness = try await Harness(settings: settings, store: try SQLiteStore(directory: directory), start: start + 5, bybitBTC: "100200")
+        try await harness.advance(6)
         await harness.stop()
         #expect(harness.sink.events.map(\.id) == ["7d1f0c52-pending-event"])
         #expect(try await SQLiteStore(directory: directory).pendingEvents().isEmpty)
@@ -170,10 +172,10 @@ import Testing
             sources[1].set("BTC", "100000")
             sources[2].set("BTC", "100120")
             sources[2].answerAfter(okxDelay)
-            let world = await RuntimeHarness.start(
+            let world = try await RuntimeHarness.start(
                 settings: try Self.threeExchangeSettings(), store: try SQLiteStore(directory: directory),
-                factory: scriptedFactory(sources), clock: clock, producers: 3)
-            await world.advance(seconds)
+                factory: scriptedFactory(sources), clock: clock)
+            try await world.advance(seconds)
             #expect(world.lifecycle.statuses.first == "waiting for binance, bybit, okx")
             await world.stop()
             return world.sink
@@ -193,13 +195,13 @@ import Testing
         sources[2].answerAfter(.seconds(2))
         // Three sleepers at rest throughout: two pollers between polls and okx inside its slow answer, then
         // okx's poller too. Counting two let a settle return while okx's answer was still on its way.
-        let world = await RuntimeHarness.start(
-            settings: try Self.threeExchangeSettings(), store: nil, factory: scriptedFactory(sources), clock: clock, producers: 3)
+        let world = try await RuntimeHarness.start(
+            settings: try Self.threeExchangeSettings(), store: nil, factory: scriptedFactory(sources), clock: clock)
         #expect(world.sink.events.isEmpty)
-        await world.advance(1)  // the status line is refreshed at most once a second
+        try await world.advance(1)  // the status line is refreshed at most once a second
         #expect(world.sink.events.isEmpty)
         #expect(world.lifecycle.statuses.last == "waiting for okx", "\(world.lifecycle.entries) \(world.clock.pendingDeadlines) \(world.clock.now())")
-        await world.advance(1)
+        try await world.advance(1)
         await world.stop()
         #expect(world.sink.events.map(\.severity) == [.warning])
         #expect(world.sink.events.first?.premium?.high.exchange == "okx")

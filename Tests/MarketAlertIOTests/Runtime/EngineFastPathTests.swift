@@ -17,8 +17,8 @@ import Testing
     }
 
     @Test func aStreamCrossingIsDecidedOnArrivalAndPublishedOnce() async throws {
-        let harness = await DataPathServiceTests.Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
-        await harness.settle()
+        let harness = try await DataPathServiceTests.Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
+        try await harness.settle()
         let runtime = harness.world.runtime
         let sentBefore = runtime.inbox.sent
 
@@ -34,7 +34,7 @@ import Testing
         let pct = await runtime.loop.snapshot { $0.premiumStatuses().first?.observation?.pct }
         #expect(pct.map { abs($0 - 0.125) < 1e-9 } == true)
 
-        await harness.settle()
+        try await harness.settle()
         await harness.stop()
         let events = harness.sink.events
         #expect(events.map(\.status) == ["firing"])
@@ -46,24 +46,24 @@ import Testing
     /// A quote decided outside the loop that starts a `for` moves the loop's timer earlier: the notice goes out
     /// the moment the `for` has elapsed (2.5 s: between the loop's whole-second status and watchdog wakes).
     @Test func aForStartedByAStreamQuoteReArmsTheLoopsTimer() async throws {
-        let harness = await DataPathServiceTests.Harness(
+        let harness = try await DataPathServiceTests.Harness(
             settings: try twoExchangeSettings(forDuration: "2500ms"), store: try SQLiteStore(inMemory: ()), start: start)
-        await harness.settle()
+        try await harness.settle()
         let runtime = harness.world.runtime
         let crossing = harness.clock.now()
         runtime.inbox.post([streamQuote(.bybit, "100120", at: crossing)], from: .bybit)
         harness.bybit.set("BTC", "100120")  // REST agrees, so the condition holds throughout
-        await harness.settle()
+        try await harness.settle()
         #expect(harness.sink.events.isEmpty)
-        await harness.advance(3)
+        try await harness.advance(3)
         await harness.stop()
         #expect(harness.sink.events.map(\.status) == ["firing"])
         #expect(harness.sink.events.first?.at == crossing.addingTimeInterval(2.5))
     }
 
     @Test func decisionsOnArrivalAndTheLoopsOwnArePublishedInTheOrderTheyWereTaken() async throws {
-        let harness = await DataPathServiceTests.Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
-        await harness.settle()
+        let harness = try await DataPathServiceTests.Harness(settings: try twoExchangeSettings(), store: try SQLiteStore(inMemory: ()), start: start)
+        try await harness.settle()
         let runtime = harness.world.runtime
         // A stream quote crosses (decided at once); a REST answer then brings the price back, queued for the
         // loop behind the stream's notice. Nothing runs in between: the loop must publish in that order.
@@ -71,7 +71,7 @@ import Testing
         let rest = Quote(
             exchange: .bybit, market: "BTCUSDT", base: "BTC", quote: "USDT", last: Price("100000"), receivedAt: harness.clock.now())
         runtime.inbox.send(.quotes(.bybit, [rest], .snapshot))
-        await harness.settle()
+        try await harness.settle()
         await harness.stop()
         #expect(harness.sink.events.map(\.status) == ["firing", "resolved"])
         #expect(harness.sink.events.map { $0.premium?.high.transport } == ["stream", "rest"])

@@ -5,7 +5,8 @@ import Synchronization
 
 /// A quote source whose prices the test sets between polls (the HTTP adapters have their own tests against
 /// a real server; the runtime tests are about state, timing and alerts). `delay` makes it answer late, in
-/// virtual time.
+/// virtual time: the poll waits on the clock under the producer's own name (`ClockLabel.poll`), so a poll
+/// whose answer is on its way counts as its producer at rest, waiting for virtual time like between polls.
 final class ScriptedQuoteSource: QuoteSource {
     let exchange: ExchangeID
     private let state = Mutex<(prices: [String: String], failure: SourceError?, polls: Int, delay: Duration)>(([:], nil, 0, .zero))
@@ -24,7 +25,7 @@ final class ScriptedQuoteSource: QuoteSource {
     func fetchQuotes(for pairs: Set<MarketPair>) async throws(SourceError) -> [Quote] {
         let delay = state.withLock { $0.delay }
         if delay > .zero {
-            do { try await clock.sleep(for: delay) } catch { throw SourceError(source: exchange.rawValue, kind: .timeout, message: "cancelled") }
+            do { try await clock.sleep(for: delay, label: .poll(exchange.rawValue)) } catch { throw SourceError(source: exchange.rawValue, kind: .timeout, message: "cancelled") }
         }
         let (prices, failure) = state.withLock { state in
             state.polls += 1

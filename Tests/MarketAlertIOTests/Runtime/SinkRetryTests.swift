@@ -12,13 +12,13 @@ import Testing
 
     @Test func aRefusedNotificationIsRetriedOnATimerWithoutAnotherPublication() async throws {
         let store = try SQLiteStore(inMemory: ())
-        let harness = await DataPathServiceTests.Harness(settings: try twoExchangeSettings(), store: store, start: start)
-        await harness.settle()
+        let harness = try await DataPathServiceTests.Harness(settings: try twoExchangeSettings(), store: store, start: start)
+        try await harness.settle()
         harness.sink.setFailing(true)
         harness.bybit.set("BTC", "100120")  // 0.12%: a warning
         var due: Date?
         for _ in 0..<10 where due == nil {
-            await harness.advance(1)
+            try await harness.advance(1)
             due = await harness.world.runtime.publisher.nextSinkRetry
         }
         let firstRetry = try #require(due, "the sink never refused the warning")
@@ -27,16 +27,16 @@ import Testing
         #expect(firstRetry.timeIntervalSince(harness.clock.now()) <= 5)
 
         // Still refusing at the first retry: the next one is 10 s later.
-        await harness.world.advance(to: firstRetry)
+        try await harness.world.advance(to: firstRetry)
         let secondRetry = try #require(await harness.world.runtime.publisher.nextSinkRetry)
         #expect(secondRetry.timeIntervalSince(firstRetry) == 10)
         #expect(harness.sink.events.isEmpty)
 
         // The sink is back; nothing moves in the market, so no publication happens: the timer delivers.
         harness.sink.setFailing(false)
-        await harness.world.advance(to: secondRetry.addingTimeInterval(-1))
+        try await harness.world.advance(to: secondRetry.addingTimeInterval(-1))
         #expect(harness.sink.events.isEmpty)
-        await harness.world.advance(to: secondRetry)
+        try await harness.world.advance(to: secondRetry)
         await harness.stop()
         #expect(harness.sink.events.map(\.status) == ["firing"])
         #expect(harness.sink.events.first?.severity == .warning)

@@ -84,7 +84,7 @@ import Testing
                 return 0
             })
         let task = Task { try await service.run() }
-        await clock.waitForSleepers(1)
+        try await clock.waitForSleeper(.startupPages, at: start.addingTimeInterval(15))
         await clock.advance(by: .seconds(14))
         #expect(calls.withLock { $0 } == 0)
         #expect(clock.pendingDeadlines == [start.addingTimeInterval(15)])  // still waiting out start-up
@@ -96,7 +96,7 @@ import Testing
         try? await task.value
 
         let early = Task { try await service.run() }
-        await clock.waitForSleepers(1)
+        try await clock.waitForSleeper(.startupPages, at: clock.now().addingTimeInterval(15))
         early.cancel()
         try? await early.value
         #expect(calls.withLock { $0 } == 1)

@@ -65,10 +65,10 @@ struct DeliveryTargetTests {
         let run = Task { await outbox.run() }
         let start = harness.clock.now()
         #expect(try await reports.expectNext() == .retrying(webhook: "file", eventID: events[0].id, attempts: 1, nextAttemptAt: start.addingTimeInterval(1), error: "busy (attempt 1)"))
-        await harness.clock.waitForSleepers(1)
+        try await harness.clock.waitForSleeper(.webhookDelivery, at: start.addingTimeInterval(1))
         await harness.clock.advance(by: .seconds(1))
         #expect(try await reports.expectNext() == .retrying(webhook: "file", eventID: events[0].id, attempts: 2, nextAttemptAt: start.addingTimeInterval(3), error: "busy (attempt 2)"))
-        await harness.clock.waitForSleepers(1)
+        try await harness.clock.waitForSleeper(.webhookDelivery, at: start.addingTimeInterval(3))
         await harness.clock.advance(by: .seconds(2))
         #expect(try await reports.expectNext() == .delivered(webhook: "file", eventID: events[0].id, attempts: 3))
         #expect(try await reports.expectNext() == .delivered(webhook: "file", eventID: events[2].id, attempts: 1))

@@ -30,7 +30,7 @@ struct WebhookOutboxDeliveryTests {
             #expect(
                 try await reports.expectNext()
                     == .retrying(webhook: "ops", eventID: events[0].id, attempts: index + 1, nextAttemptAt: next, error: "HTTP 503"))
-            await harness.clock.waitForSleepers(1)
+            try await harness.clock.waitForSleeper(.webhookDelivery, at: next)
             #expect(harness.clock.pendingDeadlines == [next])
             await harness.clock.advance(by: .seconds(wait))
             elapsed += wait
@@ -73,7 +73,7 @@ struct WebhookOutboxDeliveryTests {
         }
         #expect(id == event.id)
         #expect(next == start.addingTimeInterval(1))
-        await harness.clock.waitForSleepers(1)
+        try await harness.clock.waitForSleeper(.webhookDelivery, at: next)
 
         await outbox.update(targets: [harness.target()])
         await harness.clock.advance(by: .seconds(1))
@@ -135,7 +135,7 @@ struct WebhookOutboxDeliveryTests {
         #expect(
             try await reports.expectNext()
                 == .retrying(webhook: "ops", eventID: event.id, attempts: 1, nextAttemptAt: due, error: "HTTP 429, retry after 2m"))
-        await harness.clock.waitForSleepers(1)
+        try await harness.clock.waitForSleeper(.webhookDelivery, at: due)
         await harness.clock.advance(by: .seconds(119))
         #expect(harness.clock.pendingDeadlines == [due])
         #expect(harness.receiver.requests.count == 1)
@@ -164,7 +164,7 @@ struct WebhookOutboxDeliveryTests {
                 Issue.record("expected a retry")
                 return
             }
-            await harness.clock.waitForSleepers(1)
+            try await harness.clock.waitForSleeper(.webhookDelivery)
             await harness.clock.advance(by: .seconds(wait))
         }
         guard case .dropped(_, let id, 4, let reason) = try await reports.expectNext() else {
@@ -214,7 +214,7 @@ struct WebhookOutboxDeliveryTests {
 
         try await outbox.deliver(SampleEvents.premium())
         let retry = try await reports.expectNext()
-        await harness.clock.waitForSleepers(1)
+        try await harness.clock.waitForSleeper(.webhookDelivery)
         await harness.clock.advance(by: .seconds(1))
         let drop = try await reports.expectNext()
 

@@ -48,7 +48,7 @@ struct WebhookOutboxDurabilityTests {
             Issue.record("expected a retry")
             return
         }
-        await harness.clock.waitForSleepers(1)
+        try await harness.clock.waitForSleeper(.webhookDelivery, at: start.addingTimeInterval(1))
         firstRun.cancel()  // the daemon stops while the first notification waits for its retry
         await firstRun.value
 
@@ -62,7 +62,7 @@ struct WebhookOutboxDurabilityTests {
         harness.receiver.script([], then: .status(200))
         let second = harness.outbox([harness.target()], store: reopened)
         let secondRun = Task { await second.run() }
-        await harness.clock.waitForSleepers(1)
+        try await harness.clock.waitForSleeper(.webhookDelivery, at: start.addingTimeInterval(1))
         #expect(harness.clock.pendingDeadlines == [start.addingTimeInterval(1)])
         await harness.clock.advance(by: .seconds(1))
 
@@ -190,14 +190,14 @@ struct WebhookOutboxDurabilityTests {
             Issue.record("expected a retry")
             return
         }
-        await harness.clock.waitForSleepers(1)
+        try await harness.clock.waitForSleeper(.webhookDelivery)
         await outbox.update(targets: [])
         #expect(harness.clock.pendingDeadlines.isEmpty)  // its loop stopped
         try await outbox.deliver(SampleEvents.fx())  // no webhook takes it now
         #expect(try await outbox.pendingCount(webhook: "ops") == 1)
 
         await outbox.update(targets: [harness.target()])
-        await harness.clock.waitForSleepers(1)
+        try await harness.clock.waitForSleeper(.webhookDelivery)
         await harness.clock.advance(by: .seconds(1))
         #expect(try await reports.expectNext() == .delivered(webhook: "ops", eventID: event.id, attempts: 2))
         #expect(harness.receiver.requests.compactMap { $0.header("webhook-id") } == [event.id, event.id])

@@ -38,7 +38,7 @@ struct WebhookRedirectTests {
         #expect(warning.map { !$0.text.contains("leaked") } ?? false)
 
         // The retry goes to the configured URL, with the same id, and succeeds there.
-        await harness.clock.waitForSleepers(1)
+        try await harness.clock.waitForSleeper(.webhookDelivery)
         await harness.clock.advance(by: .seconds(1))
         #expect(try await reports.expectNext() == .delivered(webhook: "ops", eventID: event.id, attempts: 2))
         #expect(harness.receiver.requests.map { $0.header("webhook-id") } == [event.id, event.id])
