@@ -104,7 +104,7 @@ import Testing
         await world.harness.runtime.publisher.replaceSinks([blocking])
         world.bybit.set("BTC", "100200")  // 0.2%: a notification, whose delivery blocks
         await world.harness.clock.advance(by: .seconds(5))
-        for _ in 0..<500 where blocking.entered == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        try await pollUntil("the blocking sink entered", timeout: .seconds(5)) { blocking.entered > 0 }
         #expect(blocking.entered == 1)
         // Busy, but not for long yet.
         #expect(try await world.api.get("/healthz").status == 200)
@@ -113,7 +113,7 @@ import Testing
         #expect(stuck.status == 503)
         #expect(stuck.json["status"] as? String == "stuck")
         blocking.release()
-        for _ in 0..<500 where try await world.api.get("/healthz").status != 200 { try await Task.sleep(for: .milliseconds(10)) }
+        try await pollUntil("the released loop noticed by /healthz", timeout: .seconds(5)) { world.api.liveness.verdict(now: world.harness.clock.now()) == .alive }
         #expect(try await world.api.get("/healthz").status == 200)
         await world.stop()
         #expect(world.api.liveness.verdict(now: world.harness.clock.now()) == .stopped)

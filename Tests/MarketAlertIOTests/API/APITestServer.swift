@@ -53,8 +53,7 @@ final class APITestServer: Sendable {
     var baseURL: String { "http://" + (backend.access.listen ?? "127.0.0.1:1") }
 
     func waitForListen(count: Int) async throws {
-        for _ in 0..<500 where announced.count < count { try await Task.sleep(for: .milliseconds(10)) }
-        if announced.count < count { throw CancellationError() }
+        try await pollUntil("the HTTP server's listen announcement #\(count)", timeout: .seconds(5)) { announced.count >= count }
     }
 
     struct Answer {
