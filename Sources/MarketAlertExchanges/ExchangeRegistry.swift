@@ -58,6 +58,7 @@ package struct ExchangeRegistry: Sendable {
         UpbitExchange.descriptor, BithumbExchange.descriptor, KrakenExchange.descriptor, CoinbaseExchange.descriptor,
         CoinoneExchange.descriptor, GateExchange.descriptor,
         HTXExchange.descriptor,
+        BitfinexExchange.descriptor,
     ])
 
     package subscript(_ id: ExchangeID) -> ExchangeDescriptor? { descriptors[id] }

@@ -54,6 +54,18 @@ enum FrameAllocationBenchmark {
                 if case .quotes(let quotes) = update { _ = core.decideQuotes(quotes, from: exchange) }
             }
             intake.accept([StreamConnectionStateMachine.OpenLink(id: link, live: true)])
+            // As on a connection, the exchange's answers to the subscription come first (Bitfinex numbers its
+            // channels in them).
+            if let peer = ExchangeRegistry.standard[exchange]?.wire.stream {
+                for message in stream.subscription(for: pairs.map(stream.marketID).sorted()).messages {
+                    for reply in peer.persona(message, PersonaKnobs()) {
+                        switch reply {
+                        case .text(let text): _ = intake.take(ByteBuffer(string: text), compressed: false, from: link)
+                        case .binary(let data): _ = intake.take(ByteBuffer(bytes: data), compressed: false, from: link)
+                        }
+                    }
+                }
+            }
             // Frames are made before counting: making them allocates, reading them must not. One set per round
             // (the warm-up's first), numbered on from the last, as an exchange numbers them: a replayed frame
             // would be dropped as out of order by the exchanges that number their updates.

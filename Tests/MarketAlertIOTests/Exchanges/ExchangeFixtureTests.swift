@@ -52,6 +52,7 @@ import Testing
         OracleCase(fixture: "coinbase/products-BTC-USDT-ticker-ccxt.json", exchange: .coinbase),
         // HTX rows carry no time; ours is the envelope `ts`, which ccxt's parse of a row does not see.
         OracleCase(fixture: "htx/market-tickers-ccxtsrc.json", exchange: .htx, timeWhereOracleHasNone: 1_639_547_261_293),
+        OracleCase(fixture: "bitfinex/tickers-ALL-bothan.json", exchange: .bitfinex),
         OracleCase(
             fixture: "coinone/ticker_new-KRW-ccxtsrc.json", exchange: .coinone,
             bookWhereOracleHasNone: (bid: "50062000.0", ask: "50081000.0")),

@@ -68,6 +68,9 @@ import Testing
         let peer = try #require(descriptor.wire.stream)
         let row = Self.row(descriptor.wire.homeQuote)
         var table = StreamMarketTable(pairs: [row.pair], marketID: stream.marketID)
+        // As on a connection, the exchange's answers to the subscription come first (Bitfinex numbers its
+        // channels in them).
+        _ = Self.answer(stream.subscription(for: [stream.marketID(row.pair)]), peer, stream, mode: .ack, into: &table)
         table.beginFrame()
         let frame = peer.tickerFrame(row, stream.marketID(row.pair), 7, Self.nowMillis)
         let receivedAt = Date(timeIntervalSince1970: 1_773_110_820)
@@ -88,6 +91,14 @@ import Testing
         let pair = MarketPair(base: "BTC", quote: descriptor.wire.homeQuote)
         let subscription = stream.subscription(for: [stream.marketID(pair)])
         var table = StreamMarketTable(pairs: [pair], marketID: stream.marketID)
+        return (subscription, answer(subscription, peer, stream, mode: mode, into: &table))
+    }
+
+    /// The persona's replies to `subscription`, decoded into `table` by the exchange's decoder.
+    static func answer(
+        _ subscription: StreamSubscription, _ peer: StreamPeer, _ stream: any ExchangeStreamProtocol, mode: PersonaKnobs.Mode,
+        into table: inout StreamMarketTable
+    ) -> [StreamFrame] {
         var frames: [StreamFrame] = []
         for message in subscription.messages {
             for reply in peer.persona(message, PersonaKnobs(mode: mode)) {
@@ -99,7 +110,7 @@ import Testing
                 frames.append(bytes.withUnsafeBytes { stream.decode($0, into: &table, receivedAt: Date()) })
             }
         }
-        return (subscription, frames)
+        return frames
     }
 
     @Test(arguments: exchanges)

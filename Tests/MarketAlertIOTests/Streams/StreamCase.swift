@@ -84,7 +84,7 @@ struct StreamCase: Sendable, CustomStringConvertible {
         }
     }
 
-    static let all: [StreamCase] = [.binance, .okx, .bybit, .bitget, .upbit, .bithumb, .kraken, .coinbase, .coinone, .gate, .htx]
+    static let all: [StreamCase] = [.binance, .okx, .bybit, .bitget, .upbit, .bithumb, .kraken, .coinbase, .coinone, .gate, .htx, .bitfinex]
 }
 
 extension WebSocketTestServer {

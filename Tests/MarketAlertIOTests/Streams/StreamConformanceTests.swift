@@ -159,7 +159,7 @@ import Testing
         try await withStream(c, mode: .reject) { h in
             // OKX, Bitget, Bybit and Coinbase answer (in the personas' reject mode) that the market does not
             // exist; Kraken's reject is a rate limit, Binance's and Upbit's name no market.
-            if [ExchangeID.okx, .bitget, .bybit, .coinbase].contains(c.exchange) {
+            if [ExchangeID.okx, .bitget, .bybit, .coinbase, .bitfinex].contains(c.exchange) {
                 // This exchange's error says the markets do not exist: each is held out (REST covers it) and
                 // asked for again a minute later (issue #26 item 2); once none is left the stream pauses.
                 for _ in 0..<30 where !(h.downs.last?.contains("every watched market was refused") ?? false) {

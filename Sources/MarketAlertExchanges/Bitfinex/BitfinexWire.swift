@@ -1,0 +1,68 @@
+import Foundation
+import MarketAlertCore
+
+/// Bitfinex as a peer: `/v2/tickers?symbols=ALL` (arrays of arrays, every listed pair), `ticker` channel
+/// frames under the channel number its `subscribed` answer gave (a number derived from the symbol, so a
+/// feeder's frames and the persona's answers agree), and refusals that echo the request.
+package enum BitfinexWire {
+    package static let kit = ExchangeWireKit(
+        homeQuote: "USDT", recordedQuote: "USD",
+        rest: RESTPeer(
+            paths: [path], shapes: [RecordedShape(fixture: "bitfinex/tickers-ALL-bothan.json", text: recordedRow)],
+            body: { rows, _ in "[" + rows.map(row).joined(separator: ",") + "]" },
+            answer: { request, book in
+                guard request.path == path else { return nil }
+                guard request.queryValue("symbols") == "ALL" else { return .json(#"["error",10020,"symbols: invalid"]"#, status: 500) }
+                return .json("[" + (book.live().map(\.row) + book.others).map(row).joined(separator: ",") + "]")
+            }),
+        stream: StreamPeer(path: "/ws/2", tickerFrame: frame, persona: persona),
+        fixtures: WireFixtures(rest: "bitfinex", stream: "streams/bitfinex"))
+
+    static let path = "/v2/tickers"
+
+    /// The `tBTCUSD` row of `bitfinex/tickers-ALL-bothan.json`.
+    static let recordedRow = #"["tBTCUSD",101530,39.76548266,101540,32.24226311,2680,0.0271063,101550,661.88869229,102760,98740]"#
+
+    /// `[SYMBOL,BID,BID_SIZE,ASK,ASK_SIZE,DAILY_CHANGE,DAILY_CHANGE_RELATIVE,LAST_PRICE,VOLUME,HIGH,LOW]`, JSON numbers.
+    static func row(_ m: WireRow) -> String {
+        "[\"\(BitfinexTickerSource.symbol(m.pair))\",\(values(m))]"
+    }
+
+    static func values(_ m: WireRow) -> String {
+        "\(m.bid),\(m.bidQty),\(m.ask),\(m.askQty),0,0,\(m.last),\(m.volume),\(m.high),\(m.low)"
+    }
+
+    /// The channel number the persona gives `symbol`: FNV-1a of its bytes, in Bitfinex's range of numbers.
+    package static func channel(_ symbol: String) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in symbol.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return 100_000 + Int(hash % 900_000)
+    }
+
+    static func frame(_ row: WireRow, _ symbol: String, _ sequence: Int, _ millis: Int64) -> String {
+        "[\(channel(symbol)),[\(values(row))]]"
+    }
+
+    /// `{"event":"subscribe","channel":"ticker","symbol":"tBTCUST"}` → `{"event":"subscribed",…,"chanId":N}`;
+    /// a refused (or, rejecting, every) symbol → the `symbol: invalid` error echoing the request.
+    static func persona(_ text: String, _ knobs: PersonaKnobs) -> [WireReply] {
+        guard let request = WireJSON.object(text), let event = request["event"] as? String else {
+            return [.text(#"{"event":"error","msg":"Invalid JSON","code":10000}"#)]
+        }
+        if event == "ping" {
+            return knobs.answerPings ? [.text("{\"event\":\"pong\",\"ts\":1618677543951,\"cid\":\(request["cid"] as? Int ?? 0)}")] : []
+        }
+        guard event == "subscribe", request["channel"] as? String == "ticker", let symbol = request["symbol"] as? String,
+              WireJSON.matches(symbol, #"^t[A-Z0-9]+(:[A-Z0-9]+)?$"#)
+        else { return [.text(#"{"event":"error","msg":"Invalid subscription","code":10300}"#)] }
+        let pair = String(symbol.dropFirst())
+        let refusal = WireReply.text(#"{"channel":"ticker","symbol":"\#(symbol)","event":"error","msg":"symbol: invalid","code":10300,"pair":"\#(pair)"}"#)
+        if knobs.refused.contains(symbol) { return [refusal] }
+        switch knobs.mode {
+        case .ack, .partial:
+            return [.text(#"{"event":"subscribed","channel":"ticker","chanId":\#(channel(symbol)),"symbol":"\#(symbol)","pair":"\#(pair)"}"#)]
+        case .reject: return [refusal]
+        case .silent: return []
+        }
+    }
+}
