@@ -3,13 +3,14 @@ import MarketAlertCore
 import MarketAlertKit
 
 /// Coinone public WebSocket (`wss://stream.coinone.co.kr`), channel `TICKER`: one request per market,
-/// `{"request_type":"SUBSCRIBE","channel":"TICKER","topic":{"quote_currency":"KRW","target_currency":"BTC"}}`.
-/// Data arrives as `{"response_type":"DATA","channel":"TICKER","data":{…,"last","ask_best_price",
-/// "bid_best_price","timestamp"}}` (upper-case currencies, decimal strings, ms); errors as
-/// `{"response_type":"ERROR","error_code":…,"message":…}`, which name no market. The subscription is proven
-/// by its first data (a `SUBSCRIBED` answer, whose shape Coinone does not document, is only traffic).
-/// Keepalive: the client sends `{"request_type":"PING"}` every 20 s and gets `{"response_type":"PONG"}`
-/// (Coinone drops a connection that stops pinging).
+/// `{"request_type":"SUBSCRIBE","channel":"TICKER","topic":{"quote_currency":"KRW","target_currency":"BTC"}}`,
+/// each acknowledged by `{"response_type":"SUBSCRIBED","channel":"TICKER","data":{"quote_currency":"KRW",
+/// "target_currency":"BTC"}}` (Coinone's docs). Data arrives as `{"response_type":"DATA","channel":"TICKER",
+/// "data":{…,"last","ask_best_price","bid_best_price","timestamp","id"}}` (upper-case currencies, decimal
+/// strings, an empty book side `null`, ms; `id` grows with every ticker of a market); errors as
+/// `{"response_type":"ERROR","error_code":…,"message":…}`, which name no market. Keepalive: the client sends
+/// `{"request_type":"PING"}` every 20 s and gets `{"response_type":"PONG"}` (Coinone drops a connection that
+/// stops pinging).
 package struct CoinoneStream: ExchangeStreamProtocol {
     package init() {}
 
@@ -25,7 +26,7 @@ package struct CoinoneStream: ExchangeStreamProtocol {
             let (target, quote) = parts.count == 2 ? (String(parts[0]), String(parts[1])) : (market, "KRW")
             return "{\"request_type\":\"SUBSCRIBE\",\"channel\":\"TICKER\",\"topic\":{\"quote_currency\":\"\(quote)\",\"target_currency\":\"\(target)\"}}"
         }
-        return StreamSubscription(messages: messages, acks: [], liveOnFirstData: true)
+        return StreamSubscription(messages: messages, acks: Set(markets.map { "TICKER:\($0)" }))
     }
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
@@ -46,15 +47,23 @@ package struct CoinoneStream: ExchangeStreamProtocol {
         }
         guard let type, type.kind == .string else { return .dropped(.unknownMessage) }
         if json.isString(type, "PONG") { return .heartbeat }
+        if json.isString(type, "SUBSCRIBED") {
+            // The topic as sent; the market id is the target alone for KRW, `BASE-QUOTE` otherwise.
+            guard let data, data.kind == .object, let target = json.member("target_currency", ofObjectAt: data.start),
+                  let quote = json.member("quote_currency", ofObjectAt: data.start) else { return .dropped(.malformed) }
+            let base = json.string(target).uppercased()
+            let market = json.string(quote).uppercased() == "KRW" ? base : "\(base)-\(json.string(quote).uppercased())"
+            return .acked(keys: ["\(channel.map(json.string) ?? ""):\(market)"], complete: false)
+        }
         if json.isString(type, "ERROR") {
             return .rejected(reason: "error_code \(code.map(json.string) ?? "?"): \(message.map(json.string) ?? "")")
         }
-        // `SUBSCRIBED` and any other answer: traffic, not data.
         guard json.isString(type, "DATA") else { return .ignored }
         guard let channel, json.isString(channel, "TICKER") else { return .ignored }
         guard let data, data.kind == .object else { return .dropped(.malformed) }
         var target: JSONBytes.Value?
         var quote: JSONBytes.Value?
+        var id: JSONBytes.Value?
         var fields = StreamQuoteFields()
         json.members(ofObjectAt: data.start) { start, end, value in
             if json.matches(start, end, "target_currency") { target = value }
@@ -63,9 +72,14 @@ package struct CoinoneStream: ExchangeStreamProtocol {
             else if json.matches(start, end, "bid_best_price") { fields.bid = StreamQuoteFields.field(json, value) }
             else if json.matches(start, end, "ask_best_price") { fields.ask = StreamQuoteFields.field(json, value) }
             else if json.matches(start, end, "timestamp") { fields.exchangeTime = json.millis(value) }
+            else if json.matches(start, end, "id") { id = value }
             return true
         }
         guard let target, target.kind == .string, let quote, quote.kind == .string else { return .dropped(.malformed) }
+        if let id {
+            guard let sequence = json.integer(id) else { return .dropped(.malformed) }
+            fields.sequence = sequence
+        }
         // Every Coinone market is a KRW market; its id in the table is the base alone.
         guard json.isString(quote, "KRW") else { return .unwatched }
         return table.apply(fields, market: json.slice(target))

@@ -2,8 +2,8 @@ import Foundation
 import MarketAlertCore
 
 /// Coinone as a peer: `/public/v2/ticker_new/KRW` (every KRW market, best levels included), `TICKER` data
-/// frames, and its stream server's answers: `SUBSCRIBED` and the market's current ticker for each
-/// subscription, `PONG` for `PING`, `ERROR` for a request it cannot serve.
+/// frames, and its stream server's answers: `SUBSCRIBED` for each subscription, `PONG` for `PING`, `ERROR`
+/// for a request it cannot serve.
 package enum CoinoneWire {
     package static let kit = ExchangeWireKit(
         homeQuote: "KRW", recordedQuote: "KRW",
@@ -37,9 +37,9 @@ package enum CoinoneWire {
 
     static let invalidTopic = #"{"response_type":"ERROR","error_code":160012,"message":"Invalid Topic"}"#
 
-    /// `{"request_type":"SUBSCRIBE","channel":"TICKER","topic":{…}}` → `SUBSCRIBED` and the current ticker
-    /// (values ours); `{"request_type":"PING"}` → `{"response_type":"PONG"}`; anything else, or a market it
-    /// is told to refuse, → `ERROR` (Coinone's errors name no market).
+    /// `{"request_type":"SUBSCRIBE","channel":"TICKER","topic":{…}}` → `SUBSCRIBED` echoing the topic (the
+    /// shape of Coinone's docs); `{"request_type":"PING"}` → `{"response_type":"PONG"}`; anything else, or a
+    /// market it is told to refuse, → `ERROR` (Coinone's errors name no market).
     static func persona(_ text: String, _ knobs: PersonaKnobs) -> [WireReply] {
         guard let request = WireJSON.object(text), let type = request["request_type"] as? String else { return [.text(invalidTopic)] }
         if type == "PING" { return knobs.answerPings ? [.text(#"{"response_type":"PONG"}"#)] : [] }
@@ -49,9 +49,7 @@ package enum CoinoneWire {
         else { return [.text(invalidTopic)] }
         switch knobs.mode {
         case .ack, .partial:
-            let subscribed = #"{"response_type":"SUBSCRIBED","channel":"TICKER","data":{"quote_currency":"KRW","target_currency":"\#(target)","format":"DEFAULT"}}"#
-            let snapshot = #"{"response_type":"DATA","channel":"TICKER","data":{"quote_currency":"KRW","target_currency":"\#(target)","timestamp":1705301117198,"last":"100","ask_best_price":"101","bid_best_price":"99"}}"#
-            return [.text(subscribed), .text(snapshot)]
+            return [.text(#"{"response_type":"SUBSCRIBED","channel":"TICKER","data":{"quote_currency":"KRW","target_currency":"\#(target)"}}"#)]
         case .reject:
             return [.text(invalidTopic)]
         case .silent:
