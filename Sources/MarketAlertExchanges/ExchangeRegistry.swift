@@ -56,7 +56,7 @@ package struct ExchangeRegistry: Sendable {
     package static let standard = ExchangeRegistry([
         BinanceExchange.descriptor, BybitExchange.descriptor, BitgetExchange.descriptor, OKXExchange.descriptor,
         UpbitExchange.descriptor, BithumbExchange.descriptor, KrakenExchange.descriptor, CoinbaseExchange.descriptor,
-        CoinoneExchange.descriptor, GateExchange.descriptor,
+        CoinoneExchange.descriptor, GateExchange.descriptor, KuCoinExchange.descriptor,
         HTXExchange.descriptor,
         BitfinexExchange.descriptor,
     ])

@@ -5,7 +5,8 @@ extension ExchangeSettings {
     /// `base_url`, and (v2) `stream`, `stream_url`, `stale_after`.
     ///
     /// A file that overrides `base_url` but not `stream_url` gets no stream: a test or private endpoint must
-    /// never be paired with the real exchange's WebSocket.
+    /// never be paired with the real exchange's WebSocket. The exception, KuCoin, gets its stream endpoint
+    /// from `base_url` itself.
     static func read(_ sub: ConfigTable, known: ExchangeCatalog.Entry) -> ExchangeSettings {
         var exchange = ExchangeSettings(id: known.id, baseURL: known.defaultBaseURL)
         if let enabled = sub.bool("enabled") { exchange.enabled = enabled }
@@ -31,6 +32,10 @@ extension ExchangeSettings {
             exchange.streamURL = sub.webSocketURL("stream_url")
         } else if !baseOverridden {
             exchange.streamURL = known.defaultStreamURL
+        } else if known.defaultStreamURL == known.defaultBaseURL {
+            // An exchange whose REST API hands out its stream endpoint (KuCoin's bullet) names that API as its
+            // stream URL: the stream follows `base_url` to the same server.
+            exchange.streamURL = exchange.baseURL
         }
         if let value = sub.duration("stale_after") {
             if value >= .seconds(1) { exchange.staleAfter = value } else { sub.error("stale_after", "must be at least 1s") }

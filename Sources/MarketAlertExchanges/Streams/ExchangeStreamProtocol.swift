@@ -16,6 +16,9 @@ package protocol ExchangeStreamProtocol: Sendable {
     var outboundLimit: OutboundPacer? { get }
     /// A floor for reconnect delays (exchanges that refuse rapid connection attempts).
     var reconnectFloor: Duration { get }
+    /// Where a connection's endpoint comes from when the exchange hands it out over REST (KuCoin); nil: the
+    /// configured URL.
+    var endpointRequest: StreamEndpointRequest? { get }
     /// The market id as it appears in frames.
     func marketID(_ pair: MarketPair) -> String
     /// The messages to send after the handshake for the watched markets, and the acks that must follow.
@@ -30,6 +33,7 @@ extension ExchangeStreamProtocol {
     package var lifetime: Duration? { nil }
     package var outboundLimit: OutboundPacer? { nil }
     package var reconnectFloor: Duration { .zero }
+    package var endpointRequest: StreamEndpointRequest? { nil }
 }
 
 /// The subscription plan for one connection.

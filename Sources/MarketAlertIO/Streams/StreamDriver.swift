@@ -133,7 +133,8 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             source.logger?.debug("stream connecting", metadata: ["source": "\(exchange)", "link": "\(id)", "url": "\(source.url)"])
             let clock = source.clock
             let link = WebSocketLink(
-                url: source.url, connector: source.connector, connectTimeout: source.connectTimeout, now: { clock.now() })
+                url: source.url, connector: source.connector, connectTimeout: source.connectTimeout, now: { clock.now() },
+                endpoint: source.endpoint)
             let intake = intake
             group.addTask {
                 await link.run(commands: commands, holder: holder) { sink.yield(.link(id, $0)) } message: { buffer, compressed in

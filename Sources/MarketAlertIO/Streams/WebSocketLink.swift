@@ -31,6 +31,9 @@ struct WebSocketLink: Sendable {
     let connectTimeout: Duration
     /// The stream's clock (a server's control-frame rate is measured on it).
     var now: @Sendable () -> Date = { Date() }
+    /// Asked where to connect before each connection (an exchange that hands out endpoints over REST); nil:
+    /// `url` itself.
+    var endpoint: StreamEndpointResolver? = nil
 
     func run(
         commands: AsyncStream<WebSocketLinkCommand>, holder: WebSocketChannelHolder,
@@ -39,8 +42,9 @@ struct WebSocketLink: Sendable {
     ) async {
         let connection: WebSocketConnector.Connection
         do {
+            let target = try await endpoint?.resolve(url) ?? url
             connection = try await connector.connect(
-                to: url, timeout: connectTimeout, holder: holder, report: report, message: message, readComplete: readComplete,
+                to: target, timeout: connectTimeout, holder: holder, report: report, message: message, readComplete: readComplete,
                 now: now)
         } catch {
             holder.close()

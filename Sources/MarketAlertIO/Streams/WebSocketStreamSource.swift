@@ -19,6 +19,8 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
     let ackTimeout: Duration
     let random: @Sendable () -> Double
     let logger: Logger?
+    /// Where each connection goes, for an exchange that hands out endpoints over REST (KuCoin).
+    let endpoint: StreamEndpointResolver?
 
     package init(
         protocol protocolDescription: P, url: URL, staleAfter: Duration = .seconds(30), clock: any DaemonClock,
@@ -37,6 +39,7 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
         self.ackTimeout = ackTimeout
         self.random = random
         self.logger = logger
+        self.endpoint = StreamEndpointResolver(protocolDescription, url: url, timeout: connectTimeout)
     }
 
     package var exchange: ExchangeID { protocolDescription.exchange }

@@ -57,6 +57,8 @@ import Testing
             fixture: "coinone/ticker_new-KRW-ccxtsrc.json", exchange: .coinone,
             bookWhereOracleHasNone: (bid: "50062000.0", ask: "50081000.0")),
         OracleCase(fixture: "gate/spot-tickers-KFC_USDT-ccxtsrc.json", exchange: .gate),
+        // KuCoin's rows carry no time; ccxt's fetchTickers gives each the envelope's `time`, as ours.
+        OracleCase(fixture: "kucoin/market-allTickers-ccxtsrc.json", exchange: .kucoin),
     ]
 
     @Test(arguments: oracleCases)

@@ -84,7 +84,7 @@ struct StreamCase: Sendable, CustomStringConvertible {
         }
     }
 
-    static let all: [StreamCase] = [.binance, .okx, .bybit, .bitget, .upbit, .bithumb, .kraken, .coinbase, .coinone, .gate, .htx, .bitfinex]
+    static let all: [StreamCase] = [.binance, .okx, .bybit, .bitget, .upbit, .bithumb, .kraken, .coinbase, .coinone, .gate, .kucoin, .htx, .bitfinex]
 }
 
 extension WebSocketTestServer {

@@ -1,0 +1,145 @@
+import Foundation
+import MarketAlertCore
+import MarketAlertKit
+
+/// KuCoin spot WebSocket. Each connection first asks `POST {base_url}/api/v1/bullet-public` for a server and
+/// a token (`{"code":"200000","data":{"token":…,"instanceServers":[{"endpoint":"wss://ws-api-spot.kucoin.com/",
+/// "pingInterval":18000,"pingTimeout":10000,…}]}}`) and connects to `endpoint?token=…` (the optional
+/// `connectId` only names the welcome message); every
+/// reconnect asks again, which is also how an expired token (`"token is expired"`) is replaced. The server
+/// greets with `{"id":…,"type":"welcome"}`. Topics `/market/ticker:BTC-USDT,ETH-USDT` (best bid, ask and last
+/// trade, numbered by `sequence`), at most 100 pairs per request:
+/// `{"id":…,"type":"subscribe","topic":…,"privateChannel":false,"response":true}` → `{"id":…,"type":"ack"}`,
+/// or `{"id":…,"type":"error","code":…,"data":…}` for the whole request. Keepalive: `{"id":…,"type":"ping"}`
+/// → `{"id":…,"type":"pong"}`, sent every 15 s, inside the 18 s `pingInterval` KuCoin hands out; the server
+/// gives up `pingTimeout` (10 s) after a missed one, so the window is 25 s. At most 100 client messages per
+/// 10 s.
+package struct KuCoinStream: ExchangeStreamProtocol {
+    package init() {}
+
+    package var exchange: ExchangeID { .kucoin }
+    package var keepalive: StreamKeepalive { .clientPings(.message, every: .seconds(15), window: .seconds(25)) }
+    package var pingMessage: String { #"{"id":"marketalertd-ping","type":"ping"}"# }
+    package var outboundLimit: OutboundPacer? { OutboundPacer(limit: 100, per: .seconds(10)) }
+
+    package static let pairsPerRequest = 100
+    package static let bulletPath = "/api/v1/bullet-public"
+
+    package var endpointRequest: StreamEndpointRequest? { StreamEndpointRequest(path: Self.bulletPath, endpoint: Self.endpoint) }
+
+    package func marketID(_ pair: MarketPair) -> String { KuCoinTickerSource.symbol(pair) }
+
+    /// One request per 100 pairs; each `id` comes from its pairs, so a request sent again with fewer pairs
+    /// after a refusal never shares one still pending.
+    package func subscription(for markets: [String]) -> StreamSubscription {
+        var messages: [String] = []
+        var acks: Set<String> = []
+        var parts: [[String]] = []
+        for start in stride(from: 0, to: markets.count, by: Self.pairsPerRequest) {
+            let chunk = Array(markets[start..<min(start + Self.pairsPerRequest, markets.count)])
+            let topic = "/market/ticker:" + chunk.joined(separator: ",")
+            let id = Self.requestID(topic)
+            messages.append("{\"id\":\"\(id)\",\"type\":\"subscribe\",\"topic\":\"\(topic)\",\"privateChannel\":false,\"response\":true}")
+            acks.insert("id:\(id)")
+            parts.append(chunk)
+        }
+        return StreamSubscription(messages: messages, acks: acks, refusesWholeMessage: true, parts: parts)
+    }
+
+    static func requestID(_ topic: String) -> String {
+        let hash = Array(topic.utf8).withUnsafeBytes(StreamMarketTable.hash)
+        return "sub-\(String(hash, radix: 36))"
+    }
+
+    /// The WebSocket URL of a bullet answer: the first WebSocket instance server's endpoint with the token
+    /// in its query.
+    static func endpoint(_ body: Data) throws(StreamEndpointError) -> URL {
+        guard let bullet = try? JSONDecoder().decode(Bullet.self, from: body) else {
+            throw StreamEndpointError("bullet: not the documented answer (\(HTTPAnswer.snippet(body).dropFirst(2)))")
+        }
+        guard bullet.code.text == "200000", let data = bullet.data else {
+            throw StreamEndpointError("bullet: code \(bullet.code.text) \(bullet.msg ?? "")")
+        }
+        guard let server = data.instanceServers.first(where: { $0.protocol == nil || $0.protocol == "websocket" }),
+              !data.token.isEmpty, let scheme = URL(string: server.endpoint)?.scheme?.lowercased(), scheme == "wss" || scheme == "ws"
+        else { throw StreamEndpointError("bullet: no WebSocket server or token") }
+        let separator = server.endpoint.contains("?") ? "&" : "?"
+        let query = "token=\(ExchangeEndpoint.encode(data.token))"
+        guard let url = URL(string: server.endpoint + separator + query) else { throw StreamEndpointError("bullet: unusable endpoint \(server.endpoint)") }
+        return url
+    }
+
+    struct Bullet: Decodable {
+        var code: WireCode
+        var msg: String?
+        var data: Payload?
+
+        struct Payload: Decodable {
+            var token: String
+            var instanceServers: [Server]
+        }
+
+        struct Server: Decodable {
+            var endpoint: String
+            var `protocol`: String?
+            var pingInterval: Int?
+            var pingTimeout: Int?
+        }
+    }
+
+    package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
+        let json = JSONBytes(frame)
+        guard let root = json.rootObject() else { return .dropped(.malformed) }
+        var type: JSONBytes.Value?
+        var id: JSONBytes.Value?
+        var topic: JSONBytes.Value?
+        var data: JSONBytes.Value?
+        var code: JSONBytes.Value?
+        json.members(ofObjectAt: root) { start, end, value in
+            if json.matches(start, end, "type") { type = value }
+            else if json.matches(start, end, "id") { id = value }
+            else if json.matches(start, end, "topic") { topic = value }
+            else if json.matches(start, end, "data") { data = value }
+            else if json.matches(start, end, "code") { code = value }
+            return true
+        }
+        guard let type, type.kind == .string else { return .dropped(.unknownMessage) }
+        if json.isString(type, "message") {
+            guard let topic, json.hasPrefix(topic, "/market/ticker:"), let data, data.kind == .object else { return .dropped(.malformed) }
+            return Self.ticker(json, topic: topic, data: data, into: &table)
+        }
+        if json.isString(type, "pong") || json.isString(type, "welcome") { return .heartbeat }
+        if json.isString(type, "ack") {
+            guard let id else { return .dropped(.malformed) }
+            return .acked(keys: ["id:\(json.string(id))"], complete: false)
+        }
+        if json.isString(type, "error") {
+            let text = data.map(json.string) ?? ""
+            // "topic /market/ticker:XYZ-USDT is not found": the request is refused whole.
+            let missing = text.contains("not found") || text.contains("not exist") ? StreamRefusal.candidates(in: text) : []
+            return .rejected(reason: "code \(code.map(json.string) ?? "?"): \(text)", markets: missing)
+        }
+        return .ignored
+    }
+
+    private static func ticker(_ json: JSONBytes, topic: JSONBytes.Value, data: JSONBytes.Value, into table: inout StreamMarketTable) -> StreamFrame {
+        var fields = StreamQuoteFields()
+        var sequence: JSONBytes.Value?
+        json.members(ofObjectAt: data.start) { start, end, value in
+            if json.matches(start, end, "bestBid") { fields.bid = StreamQuoteFields.field(json, value) }
+            else if json.matches(start, end, "bestAsk") { fields.ask = StreamQuoteFields.field(json, value) }
+            else if json.matches(start, end, "price") { fields.last = StreamQuoteFields.field(json, value) }
+            else if json.matches(start, end, "time") { fields.exchangeTime = json.millis(value) }
+            else if json.matches(start, end, "sequence") { sequence = value }
+            return true
+        }
+        // `sequence` grows with every change of the market's book and trades.
+        if let sequence {
+            guard let number = json.integer(sequence) else { return .dropped(.malformed) }
+            fields.sequence = number
+        }
+        let prefix = 15  // "/market/ticker:"
+        let symbol = UnsafeRawBufferPointer(rebasing: json.bytes[(topic.start + prefix)..<topic.end])
+        return table.apply(fields, market: symbol)
+    }
+}

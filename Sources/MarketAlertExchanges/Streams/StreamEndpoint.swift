@@ -1,0 +1,25 @@
+import Foundation
+
+/// A stream whose WebSocket endpoint the exchange hands out over its REST API before each connection
+/// (KuCoin's `POST /api/v1/bullet-public`: a server URL and a one-time token). The transport POSTs `path`
+/// under the configured stream URL when that URL is the REST API's (`http`/`https`), and connects where
+/// `endpoint` reads the answer to point; a `ws`/`wss` URL is connected to as it is. Every connection asks
+/// again, so an expired token is replaced by reconnecting.
+package struct StreamEndpointRequest: Sendable {
+    /// The path POSTed under the configured URL (`/api/v1/bullet-public`).
+    package var path: String
+    /// The WebSocket URL an answer body gives (token and the like in its query), or why it gives none.
+    package var endpoint: @Sendable (_ body: Data) throws(StreamEndpointError) -> URL
+
+    package init(path: String, endpoint: @escaping @Sendable (Data) throws(StreamEndpointError) -> URL) {
+        self.path = path
+        self.endpoint = endpoint
+    }
+}
+
+/// Why no endpoint came out of the exchange's answer.
+package struct StreamEndpointError: Error, Sendable, CustomStringConvertible {
+    package var description: String
+
+    package init(_ description: String) { self.description = description }
+}
