@@ -86,9 +86,9 @@ package actor LeaseKeeper {
     package var isQuerying: Bool { lease.inFlightSince != nil }
 
     /// For tests on virtual time: the deadline the loop waits for (asleep on the clock as
-    /// `ClockLabel.leaseKeeper(instance)` once the wait has begun; nil while it works) and whether a lease
-    /// query is out (its deadline asleep as `ClockLabel.leaseQuery(instance)`).
-    package var rest: (until: Date?, querying: Bool) { (restingUntil, isQuerying) }
+    /// `ClockLabel.leaseKeeper(instance)` once the wait has begun; nil while it works), whether a lease
+    /// query is out (its deadline asleep as `ClockLabel.leaseQuery(instance)`), and which one (a serial).
+    package var rest: (until: Date?, querying: Bool, query: Int) { (restingUntil, isQuerying, querySerial) }
 
     /// Ends `run()` (a graceful shutdown); returns at once.
     package nonisolated func stop() {

@@ -58,11 +58,38 @@ struct LeaseKeeperTests {
         try await clock.waitUntil(what, timeout: .seconds(10)) { () async -> Bool in condition() }
     }
 
+    /// Lease queries the database does not answer, as the database sees them: the query a keeper has out has
+    /// reached it and waits there on the locked row (a backend of the test's database waiting on a lock, newer
+    /// than the last one seen). Until then its answer is still real I/O: moving virtual time past its
+    /// deadline would cancel it while it leases a connection, which tests the connection pool, not the keeper.
+    final class HungQueries: Sendable {
+        let server: PostgresTestServer
+        let database: String
+        private let seen = Mutex<(query: Int?, newestStart: String)>((nil, ""))
+
+        init(server: PostgresTestServer, database: String) {
+            self.server = server
+            self.database = database
+        }
+
+        /// Whether lease query `query` waits on the row lock at the database.
+        func waitsAtTheDatabase(_ query: Int) async -> Bool {
+            if seen.withLock({ $0.query }) == query { return true }
+            let sql = "SELECT coalesce(max(query_start)::text, '') FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event_type = 'Lock'"
+            guard let newest = try? await server.psql(sql), !newest.isEmpty else { return false }
+            return seen.withLock { seen in
+                guard newest != seen.newestStart else { return false }
+                seen = (query, newest)
+                return true
+            }
+        }
+    }
+
     /// Every keeper at rest: its loop asleep on the clock at the deadline it waits for, and no lease query
-    /// out (its answer is real database I/O), or, with `hung`, the query out with both deadlines that can cut
-    /// it short asleep, the keeper's ("lease query a") and the store's ("postgres operation", the store on
-    /// the same clock): a database that does not answer, where only virtual time ends the query.
-    func settle(_ clock: ManualClock, _ members: Member..., hung: Bool = false, fileID: StaticString = #fileID, line: UInt = #line) async throws {
+    /// out (its answer is real database I/O), or, with `hung`, the query out waiting at the database with both
+    /// deadlines that can cut it short asleep, the keeper's ("lease query a") and the store's ("postgres
+    /// operation", the store on the same clock): only virtual time ends such a query.
+    func settle(_ clock: ManualClock, _ members: Member..., hung: HungQueries? = nil, fileID: StaticString = #fileID, line: UInt = #line) async throws {
         var waitingFor = "\(members.map(\.name)) at rest"
         try await clock.waitUntil(waitingFor, fileID: fileID, line: line) { () async -> Bool in
             for member in members {
@@ -73,9 +100,17 @@ struct LeaseKeeperTests {
                     return false
                 }
                 if rest.querying {
+                    guard let hung else {
+                        waitingFor = "the answer to \(member.name)'s lease query"
+                        return false
+                    }
                     let cutShortBy: [ClockLabel] = [.leaseQuery(member.name), .postgresOperation]
-                    guard hung, cutShortBy.allSatisfy({ label in asleep.contains { $0.label == label } }) else {
-                        waitingFor = hung ? "\(cutShortBy) asleep" : "the answer to \(member.name)'s lease query"
+                    guard cutShortBy.allSatisfy({ label in asleep.contains { $0.label == label } }) else {
+                        waitingFor = "\(cutShortBy) asleep"
+                        return false
+                    }
+                    guard await hung.waitsAtTheDatabase(rest.query) else {
+                        waitingFor = "\(member.name)'s lease query #\(rest.query) waiting on the locked row at the database"
                         return false
                     }
                 }
@@ -146,19 +181,17 @@ struct LeaseKeeperTests {
         // Another session locks the lease row and keeps it for up to 20 s of real time.
         async let blocker = server.psql("BEGIN; SELECT 1 FROM ha_lease FOR UPDATE; SELECT pg_sleep(20); COMMIT", database: database)
         let holding = "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event = 'PgSleep'"
-        var locked = false
-        for _ in 0..<200 where !locked {
-            locked = try await server.psql(holding) == "1"
-            if !locked { try await Task.sleep(for: .milliseconds(50)) }
+        try await clock.waitUntil("the lease row locked by another session", timeout: .seconds(10)) { () async -> Bool in
+            (try? await server.psql(holding)) == "1"
         }
-        #expect(locked, "the lease row locked within 10 s")
+        let hung = HungQueries(server: server, database: database)
 
-        // Virtual time in 1 s steps, each once the keeper is at rest: the renewal is due at 10 s; it hangs, and
-        // so does every retry, each abandoned when its deadline (asleep as "lease query a") comes.
+        // Virtual time in 1 s steps, each once the keeper is at rest: the renewal is due at 10 s; it reaches the
+        // database and hangs there, and so does every retry, each abandoned when a deadline comes.
         var steppedDownAfter: TimeInterval?
         for _ in 0..<40 where steppedDownAfter == nil {
             await clock.advance(by: .seconds(1))
-            try await settle(clock, a, hung: true)
+            try await settle(clock, a, hung: hung)
             if a.role.role == .standby { steppedDownAfter = clock.now().timeIntervalSince(ledAt) }
         }
         #expect(a.role.role == .standby && a.store.epoch == nil)
