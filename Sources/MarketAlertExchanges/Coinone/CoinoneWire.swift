@@ -30,9 +30,10 @@ package enum CoinoneWire {
         return #"{"quote_currency":"\#(quote)","target_currency":"\#(base)","timestamp":\#(m.timeMillis),"high":"\#(m.high)","low":"\#(m.low)","first":"\#(m.open)","last":"\#(m.last)","quote_volume":"\#(m.quoteVolume)","target_volume":"\#(m.volume)","best_asks":[{"price":"\#(m.ask)","qty":"\#(m.askQty)"}],"best_bids":[{"price":"\#(m.bid)","qty":"\#(m.bidQty)"}],"id":"\#(m.timeMillis)001"}"#
     }
 
-    /// A `TICKER` push in the shape of `streams/coinone/ticker-KRW-BTC-ccxtsrc.jsonl`.
+    /// A `TICKER` push in the shape of `streams/coinone/ticker-KRW-BTC-ccxtsrc.jsonl`; its `id` (which orders a
+    /// market's tickers) grows with `sequence` and the time, as Coinone's do.
     static func frame(_ row: WireRow, _ target: String, _ sequence: Int, _ millis: Int64) -> String {
-        #"{"response_type":"DATA","channel":"TICKER","data":{"quote_currency":"KRW","target_currency":"\#(target)","timestamp":\#(millis),"quote_volume":"19521465345.504","target_volume":"334.81445168","high":"\#(row.high)","low":"\#(row.low)","first":"\#(row.open)","last":"\#(row.last)","volume_power":"100","ask_best_price":"\#(row.ask)","ask_best_qty":"0.1961","bid_best_price":"\#(row.bid)","bid_best_qty":"0.00009258","id":"\#(millis)00\#(sequence % 10)","yesterday_high":"\#(row.high)","yesterday_low":"\#(row.low)","yesterday_first":"\#(row.open)","yesterday_last":"\#(row.open)","yesterday_quote_volume":"12967227517.4262","yesterday_target_volume":"220.09232233"}}"#
+        #"{"response_type":"DATA","channel":"TICKER","data":{"quote_currency":"KRW","target_currency":"\#(target)","timestamp":\#(millis),"quote_volume":"19521465345.504","target_volume":"334.81445168","high":"\#(row.high)","low":"\#(row.low)","first":"\#(row.open)","last":"\#(row.last)","volume_power":"100","ask_best_price":"\#(row.ask)","ask_best_qty":"0.1961","bid_best_price":"\#(row.bid)","bid_best_qty":"0.00009258","id":"\#(millis * 1000 + Int64(sequence))","yesterday_high":"\#(row.high)","yesterday_low":"\#(row.low)","yesterday_first":"\#(row.open)","yesterday_last":"\#(row.open)","yesterday_quote_volume":"12967227517.4262","yesterday_target_volume":"220.09232233"}}"#
     }
 
     static let invalidTopic = #"{"response_type":"ERROR","error_code":160012,"message":"Invalid Topic"}"#
