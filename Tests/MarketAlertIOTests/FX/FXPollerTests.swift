@@ -4,7 +4,7 @@ import MarketAlertCore
 import MarketAlertIO
 import MarketAlertTestSupport
 
-/// `FXMonitor` over real HTTP (MockHTTPServer) in virtual time (ManualClock + `waitForSleepers`; nothing sleeps).
+/// `FXMonitor` over real HTTP (MockHTTPServer) in virtual time (ManualClock, each step settled by name: "poll fx" asleep; nothing sleeps).
 @Suite("FX monitor")
 struct FXMonitorTests {
     static let appID = "0badc0de0badc0de0badc0de0badc0de"
