@@ -93,10 +93,12 @@ package struct StreamContext: Sendable {
 
 extension ExchangeCatalog.Entry {
     /// A catalog entry from constant URL literals.
-    package static func constant(_ id: ExchangeID, rest: StaticString, stream: StaticString?, minimumPollInterval: Duration) -> Self {
+    package static func constant(
+        _ id: ExchangeID, rest: StaticString, stream: StaticString?, minimumPollInterval: Duration, takerFeePct: Double = 0.1
+    ) -> Self {
         Self(
             id: id, defaultBaseURL: URL(constant: rest), defaultStreamURL: stream.map { URL(constant: $0) },
-            minimumPollInterval: minimumPollInterval)
+            minimumPollInterval: minimumPollInterval, takerFeePct: takerFeePct)
     }
 }
 

@@ -116,6 +116,8 @@ package struct PremiumDetail: Sendable, Equatable, Codable {
     package var fx: [FXDetail]
     /// v2: where `pct` stands in the key's history (absent without `history:` or before 10 samples).
     package var context: PremiumContext?
+    /// v3, basis depth: the trade behind `pct`.
+    package var executable: ExecutableDetail?
 
     package init(
         rule: String, asset: String, pct: Double, thresholdPct: Double, basis: PremiumBasis, reference: String,
@@ -133,7 +135,7 @@ package struct PremiumDetail: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case rule, asset, pct, thresholdPct = "threshold_pct", basis, reference, high, low, fx, context
+        case rule, asset, pct, thresholdPct = "threshold_pct", basis, reference, high, low, fx, context, executable
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 
 extension ExchangeSettings {
     /// `exchanges.<id>`: `enabled`, `poll_interval` (not below the exchange's documented minimum), `timeout`,
-    /// `base_url`, and (v2) `stream`, `stream_url`, `stale_after`.
+    /// `base_url`, (v2) `stream`, `stream_url`, `stale_after`, and (v3) `taker_fee_pct`, `depth_levels`.
     ///
     /// A file that overrides `base_url` but not `stream_url` gets no stream: a test or private endpoint must
     /// never be paired with the real exchange's WebSocket. The exception, KuCoin, gets its stream endpoint
@@ -36,6 +36,17 @@ extension ExchangeSettings {
             // An exchange whose REST API hands out its stream endpoint (KuCoin's bullet) names that API as its
             // stream URL: the stream follows `base_url` to the same server.
             exchange.streamURL = exchange.baseURL
+        }
+        exchange.takerFeePct = known.takerFeePct
+        if let value = sub.number("taker_fee_pct") {
+            if value >= 0, value < 10 { exchange.takerFeePct = value } else { sub.error("taker_fee_pct", "must be from 0 to below 10 (percent), got \(value)") }
+        }
+        if let value = sub.integer("depth_levels") {
+            if (1...ExchangeSettings.maximumDepthLevels).contains(value) {
+                exchange.depthLevels = value
+            } else {
+                sub.error("depth_levels", "must be from 1 to \(ExchangeSettings.maximumDepthLevels), got \(value)")
+            }
         }
         if let value = sub.duration("stale_after") {
             if value >= .seconds(1) { exchange.staleAfter = value } else { sub.error("stale_after", "must be at least 1s") }

@@ -95,6 +95,13 @@ extension PremiumRule {
             maxPlausible = value
             if value <= (levels.last?.pct ?? 0) { t.error("max_plausible_pct", "must be above the highest level (\(levels.last?.pct ?? 0)), got \(value)") }
         }
+        var notional = PremiumRule.defaultNotional
+        if let value = t.number("notional") {
+            if value > 0, value.isFinite { notional = value } else { t.error("notional", "must be greater than 0, got \(value)") }
+            if basis != .depth { t.warning("notional", "only basis depth trades a notional; this rule's basis is \(basis.rawValue)") }
+        }
+        let netOfFees = t.bool("net_of_fees") ?? true
+        let transfers = t.oneOf("transfers", as: TransferMode.self)
         let contextWindow = t.duration("context_window")
         if let contextWindow, contextWindow < .seconds(1) { t.error("context_window", "must be at least 1s") }
         guard let name, let assets, let quotes else { return nil }
@@ -104,6 +111,9 @@ extension PremiumRule {
         rule.maxPlausiblePct = maxPlausible
         rule.keepFiringFor = keepFiringFor
         if let contextWindow, contextWindow >= .seconds(1) { rule.contextWindow = contextWindow }
+        rule.notional = notional
+        rule.netOfFees = netOfFees
+        if let transfers { rule.transfers = transfers }
         return rule
     }
 }

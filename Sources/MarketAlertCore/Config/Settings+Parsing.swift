@@ -21,6 +21,7 @@ extension Settings {
             table.finish()
             settings.validateCrossReferences(table)
             settings.validateHistory(table)
+            settings.resolveTakerFees()
         }
         if diagnostics.hasErrors { throw ConfigError(issues: diagnostics.issues) }
         return (settings, diagnostics.issues)
@@ -95,6 +96,18 @@ extension Settings {
         }
         if premium.conversionNeedsFX(premium.reference) && fx.providers.isEmpty && !premium.rules.isEmpty {
             diagnostics.error("premium.reference", "reference \(premium.reference) needs an FX rate, but fx.providers is empty", at: nil)
+        }
+    }
+}
+
+extension Settings {
+    /// Each rule carries its exchanges' taker fees (`taker_fee_pct`, else the exchange's published one), so
+    /// evaluation looks nothing up in the exchange settings.
+    mutating func resolveTakerFees() {
+        for index in premium.rules.indices {
+            var fees: [ExchangeID: Double] = [:]
+            for exchange in premium.rules[index].exchanges { fees[exchange] = exchanges[exchange]?.takerFeePct }
+            premium.rules[index].takerFeePct = fees
         }
     }
 }

@@ -40,6 +40,13 @@ package struct ExchangeSettings: Sendable, Equatable {
     package var streamURL: URL?
     /// v2 `stale_after`: no market data on a live stream this long → reconnect, REST meanwhile.
     package var staleAfter: Duration = .seconds(30)
+    /// v3 `taker_fee_pct`: the fee a market order pays, in percent (default: the catalog's published fee).
+    package var takerFeePct = 0.1
+    /// v3 `depth_levels`: order-book levels kept per market for `basis: depth` rules.
+    package var depthLevels = ExchangeSettings.defaultDepthLevels
+
+    package static let defaultDepthLevels = 20
+    package static let maximumDepthLevels = 400
 
     package init(id: ExchangeID, baseURL: URL) {
         self.id = id
@@ -99,6 +106,19 @@ package enum PremiumBasis: String, Sendable, CaseIterable, Codable {
     case mid
     /// Executable: best bid on the dear exchange against best ask on the cheap one.
     case bidask
+    /// v3, executable at a size: buy `notional` on one exchange's asks, sell the quantity into another's bids
+    /// (order books at depth), net of taker fees when `net_of_fees`.
+    case depth
+}
+
+/// v3 rule key `transfers`: what deposit and withdrawal status means for a premium.
+package enum TransferMode: String, Sendable, CaseIterable, Codable {
+    /// Not looked at.
+    case ignore
+    /// Said in every premium notification (`premium.transfer`).
+    case annotate
+    /// Pairs where the cheap side cannot withdraw or the dear side cannot deposit are left out.
+    case require
 }
 
 /// One threshold of a leveled alert: crossing `pct` upward notifies with `severity`.
@@ -135,6 +155,15 @@ package struct PremiumRule: Sendable, Equatable {
     /// v2 `context_window`: the history each notification's `premium.context` is measured against; nil means
     /// the default (see ``contextWindow(resolution:)``).
     package var contextWindow: Duration?
+    /// v3, `basis: depth`: the trade size in the reference currency.
+    package var notional: Double = PremiumRule.defaultNotional
+    /// v3: apply each side's taker fee (`basis: depth`).
+    package var netOfFees = true
+    /// v3: each exchange's taker fee in percent, resolved by the config reader (the exchange's
+    /// `taker_fee_pct`, else its published base-tier fee).
+    package var takerFeePct: [ExchangeID: Double] = [:]
+    /// v3: what transfer status means for this rule.
+    package var transfers: TransferMode = .ignore
 
     package init(
         name: String, assets: [String], exchanges: [ExchangeID], quotes: [String], basis: PremiumBasis = .last,
@@ -152,6 +181,7 @@ package struct PremiumRule: Sendable, Equatable {
     }
 
     package static let defaultMaxPlausiblePct = 100.0
+    package static let defaultNotional = 10_000.0
 
     /// The brief's default: a 0.05% notice level, a 0.1% warning level, clearing below 0.04%.
     package static let defaultLevels = [AlertLevel(pct: 0.05, severity: .notice), AlertLevel(pct: 0.1, severity: .warning)]

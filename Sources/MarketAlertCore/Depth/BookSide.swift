@@ -58,6 +58,18 @@ package struct BookSide: Sendable, Equatable {
         return true
     }
 
+    /// Becomes a copy of `other`'s levels, in this side's own storage (no allocation when it fits).
+    package mutating func assign(from other: BookSide) {
+        guard other.capacity == capacity, other.order == order else {
+            self = other
+            return
+        }
+        prices.removeAll(keepingCapacity: true)
+        sizes.removeAll(keepingCapacity: true)
+        prices.append(contentsOf: other.prices)
+        sizes.append(contentsOf: other.sizes)
+    }
+
     /// Empties the side, keeping its storage.
     package mutating func removeAll() {
         prices.removeAll(keepingCapacity: true)

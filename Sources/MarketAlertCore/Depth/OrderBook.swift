@@ -28,6 +28,18 @@ package struct OrderBook: Sendable, Equatable {
         asks = BookSide(.ascending, capacity: self.levels * 2)
     }
 
+    /// Becomes a copy of `other`, in this book's own storage (no allocation when the level counts agree).
+    package mutating func assign(from other: OrderBook) {
+        guard other.levels == levels else {
+            self = other
+            return
+        }
+        bids.assign(from: other.bids)
+        asks.assign(from: other.asks)
+        isSynced = other.isSynced
+        at = other.at
+    }
+
     /// Starts a snapshot: both sides emptied, not in sync until `endSnapshot`.
     package mutating func beginSnapshot() {
         bids.removeAll()

@@ -12,12 +12,19 @@ package struct ExchangeCatalog: Sendable {
         package var defaultStreamURL: URL?
         /// The smallest `poll_interval` the exchange's documented REST limits allow for a bulk ticker poll.
         package var minimumPollInterval: Duration
+        /// The exchange's published base-tier spot taker fee, in percent (`taker_fee_pct`'s default; the README
+        /// lists each with the date it was checked).
+        package var takerFeePct: Double
 
-        package init(id: ExchangeID, defaultBaseURL: URL, defaultStreamURL: URL? = nil, minimumPollInterval: Duration = .seconds(1)) {
+        package init(
+            id: ExchangeID, defaultBaseURL: URL, defaultStreamURL: URL? = nil, minimumPollInterval: Duration = .seconds(1),
+            takerFeePct: Double = 0.1
+        ) {
             self.id = id
             self.defaultBaseURL = defaultBaseURL
             self.defaultStreamURL = defaultStreamURL
             self.minimumPollInterval = minimumPollInterval
+            self.takerFeePct = takerFeePct
         }
     }
 

@@ -18,6 +18,9 @@ package struct Quote: Sendable, Equatable {
     package var receivedAt: Date
     /// How the quote arrived: a REST poll or a live stream.
     package var transport: QuoteTransport = .rest
+    /// The market's order book at depth, for `basis: depth` rules (nil: the exchange sent only a ticker).
+    /// `bid` and `ask` are then its best levels.
+    package var depth: OrderBook?
 
     package init(
         exchange: ExchangeID, market: String, base: String, quote: String,

@@ -34,7 +34,15 @@ package struct QuoteBook: Sendable {
             let pair = MarketPair(base: quote.base, quote: quote.quote)
             if let slot = slots[exchange]?[pair] {
                 summaries[slot] = QuoteSummary(quote)
-                entries[slot] = quote
+                if let depth = quote.depth, var kept = entries[slot]?.depth {
+                    // The book's levels are copied into this slot's own storage, so the stream's table (whose
+                    // book the quote shares) stays the only owner of its own: neither allocates per message.
+                    entries[slot] = quote
+                    kept.assign(from: depth)
+                    entries[slot]?.depth = kept
+                } else {
+                    entries[slot] = quote
+                }
             } else {
                 slots[exchange, default: [:]][pair] = entries.count
                 summaries.append(QuoteSummary(quote))

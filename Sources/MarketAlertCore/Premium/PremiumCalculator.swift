@@ -19,6 +19,8 @@ package struct PremiumObservation: Sendable, Equatable {
     package var pct: Double
     package var high: PricedQuote
     package var low: PricedQuote
+    /// `basis: depth`: the trade behind `pct` (high is its sell side, low its buy side).
+    package var executable: ExecutablePremium?
 
     /// Every FX rate the two sides needed, without repeats.
     package var rates: [FXRate] {
@@ -69,7 +71,7 @@ package enum PremiumCalculator {
             let pct = (dear.priceRef - cheap.priceRef) / cheap.priceRef * 100
             guard pct.isFinite else { return nil }
             return PremiumObservation(asset: asset, pct: pct, high: dear, low: cheap)
-        case .bidask:
+        case .bidask, .depth:
             var candidates: [BidAskCandidate] = []
             candidates.reserveCapacity(rule.exchanges.count)
             for exchange in rule.exchanges {
@@ -78,6 +80,7 @@ package enum PremiumCalculator {
                 guard let conversion = converter.toReference(1, currency: quote.quote) else { continue }
                 candidates.append(BidAskCandidate(quote: quote, factor: conversion.value, rates: conversion.rates))
             }
+            if rule.basis == .depth { return DepthPremium.best(rule: rule, asset: asset, candidates: candidates) }
             return bestBidAsk(asset: asset, candidates: candidates)
         }
     }

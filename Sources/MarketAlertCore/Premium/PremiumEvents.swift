@@ -26,13 +26,19 @@ package enum PremiumEvents {
             level = AlertLevel(pct: lowest.pct, severity: .info)
             verb = "resolved, below clear level \(NumberText.pctText(rule.clearPct))%;"
         }
-        let detail = PremiumDetail(
+        var detail = PremiumDetail(
             rule: rule.name, asset: observation.asset, pct: NumberText.double(NumberText.pct(observation.pct)),
             thresholdPct: NumberText.double(NumberText.pct(level.pct)), basis: rule.basis, reference: reference,
             high: quoteDetail(observation.high, reference: reference), low: quoteDetail(observation.low, reference: reference),
             fx: observation.rates.map(FXDetail.init))
         let summary: String
-        if status == AlertEvent.Status.resolved {
+        if let trade = observation.executable {
+            detail.executable = ExecutableDetail(trade, reference: reference)
+            let words = tradeText(trade, rule: rule, reference: reference, buyCurrency: observation.low.quote.quote)
+            summary = status == AlertEvent.Status.resolved
+                ? "\(observation.asset) executable premium (\(rule.name)) \(verb) now \(words)"
+                : "\(observation.asset) executable premium (\(rule.name)) \(verb) \(NumberText.pctText(level.pct))%: \(words)"
+        } else if status == AlertEvent.Status.resolved {
             summary = "\(observation.asset) premium (\(rule.name)) \(verb) now \(NumberText.pctText(observation.pct))%: "
                 + "\(side(observation.high, reference: reference)) over \(side(observation.low, reference: reference))"
         } else {
@@ -43,6 +49,26 @@ package enum PremiumEvents {
         return AlertEvent(
             id: id, key: key(rule: rule.name, asset: observation.asset), kind: .premium, status: status,
             severity: level.severity, at: now, summary: summary, premium: detail)
+    }
+
+    /// `buy 10,000 USD on binance (3 levels, VWAP 60,012.4 USDT) → sell on upbit (2 levels): +0.84% net of fees
+    /// (0.1% + 0.05%); still ≥ 0.3% up to 42,000 USD`.
+    static func tradeText(_ trade: ExecutablePremium, rule: PremiumRule, reference: String, buyCurrency: String) -> String {
+        let notional = NumberText.money(CurrencyDigits.priceRef(trade.notional, currency: reference), currency: reference)
+        let vwap = NumberText.money(ExecutableDetail.significant(trade.buy.vwap), currency: buyCurrency) + " " + buyCurrency
+        let pct = rule.netOfFees ? trade.netPct : trade.grossPct
+        let sign = pct >= 0 ? "+" : ""
+        var text = "buy \(notional) \(reference) on \(trade.buy.exchange) (\(trade.buy.levels) level\(trade.buy.levels == 1 ? "" : "s"), "
+            + "VWAP \(vwap)) → sell on \(trade.sell.exchange) (\(trade.sell.levels) level\(trade.sell.levels == 1 ? "" : "s")): "
+            + "\(sign)\(NumberText.pctText(pct))%"
+        text += rule.netOfFees
+            ? " net of fees (\(NumberText.pctText(trade.buy.feePct))% + \(NumberText.pctText(trade.sell.feePct))%)"
+            : " before fees"
+        if let most = trade.maxNotional, let threshold = rule.levels.first?.pct {
+            let limit = NumberText.money(ExecutableDetail.significant(most, digits: 2), currency: reference)
+            text += "; still ≥ \(NumberText.pctText(threshold))% up to \(limit) \(reference)"
+        }
+        return text
     }
 
     private static func quoteDetail(_ priced: PricedQuote, reference: String) -> QuoteDetail {

@@ -22,7 +22,8 @@ extension PremiumPlan {
         let exchangeCount = rules[ruleIndex].rule.exchanges.count
         let quoteCount = rules[ruleIndex].currencies.count
         let marketBase = entries[entry].marketBase
-        if basis == .bidask {
+        let collects = basis == .bidask || basis == .depth
+        if collects {
             scratch.removeAll(keepingCapacity: true)
         }
         // The dearest, the cheapest and the second priced side, by slot: quotes are copied only for the two kept.
@@ -54,7 +55,7 @@ extension PremiumPlan {
             guard let conversion = conversions[currency] else { continue }
             let value: Double
             switch basis {
-            case .bidask:
+            case .bidask, .depth:
                 if let quote = book.quote(inSlot: slot) {
                     scratch.append(BidAskCandidate(quote: quote, factor: conversion.value, rates: conversion.rates))
                 }
@@ -76,6 +77,7 @@ extension PremiumPlan {
         }
         let asset = entries[entry].asset
         if basis == .bidask { return PremiumCalculator.bestBidAsk(asset: asset, candidates: scratch) }
+        if basis == .depth { return DepthPremium.best(rule: rules[ruleIndex].rule, asset: asset, candidates: scratch) }
         guard count >= 2, let dear = high, var cheap = low,
               let dearQuote = book.quote(inSlot: dear.slot), var cheapQuote = book.quote(inSlot: cheap.slot)
         else { return nil }

@@ -5,7 +5,7 @@ import MarketAlertKit
 /// Bithumb (KRW markets). REST: `/public/ticker/ALL_<QUOTE>`, one request per quote currency.
 package enum BithumbExchange {
     package static let descriptor = ExchangeDescriptor(
-        catalog: .constant(.bithumb, rest: "https://api.bithumb.com", stream: "wss://ws-api.bithumb.com/websocket/v1", minimumPollInterval: .milliseconds(250)),
+        catalog: .constant(.bithumb, rest: "https://api.bithumb.com", stream: "wss://ws-api.bithumb.com/websocket/v1", minimumPollInterval: .milliseconds(250), takerFeePct: 0.04),
         marketID: BithumbTickerSource.marketID,
         makeQuoteSource: { BithumbTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in

@@ -5,7 +5,7 @@ import MarketAlertKit
 /// Kraken spot. REST: `/0/public/Ticker` (its public call counter allows about one call a second).
 package enum KrakenExchange {
     package static let descriptor = ExchangeDescriptor(
-        catalog: .constant(.kraken, rest: "https://api.kraken.com", stream: "wss://ws.kraken.com/v2", minimumPollInterval: .seconds(1)),
+        catalog: .constant(.kraken, rest: "https://api.kraken.com", stream: "wss://ws.kraken.com/v2", minimumPollInterval: .seconds(1), takerFeePct: 0.4),
         marketID: KrakenPairNames.requestName,
         makeQuoteSource: { KrakenTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try KrakenTickerSource.decode(body, watched: watched, receivedAt: at) },
