@@ -15,6 +15,10 @@ struct BenchOptions {
     var streams = false
     var ha = false
     var rate = 50
+    var rateGiven = false
+    /// The Python interpreter for the peer run (with websockets and orjson), and the peer's script.
+    var peerPython: String?
+    var peerScript = "scripts/bench-peer.py"
     var seconds = 60
     var binary = ".build/release/marketalertd"
     var fixtures: String?
@@ -24,6 +28,7 @@ struct BenchOptions {
                marketalertd-bench --rss [--seconds N] [--binary PATH] [--fixtures DIR]
                marketalertd-bench --idle [--seconds N] [--binary PATH] [--fixtures DIR]
                marketalertd-bench --streams [--seconds N] [--rate N] [--binary PATH] [--fixtures DIR]
+               marketalertd-bench --peer PYTHON [--peer-script PATH] [--seconds N] [--rate N] [--binary PATH]
                marketalertd-bench --ha [--iterations N]
 
           --iterations N       timed decode runs per payload after warm-up (default 200)
@@ -31,6 +36,10 @@ struct BenchOptions {
           --rss                run the release daemon against local mock exchanges and sample its memory
           --idle               the same with hourly polls: the daemon's CPU when nothing happens
           --streams            the same with every exchange streaming from a local WebSocket server
+          --peer PYTHON        the daemon and a Python client (scripts/bench-peer.py run by PYTHON, which has
+                               websockets and orjson) on one local Binance bookTicker stream of 50 markets,
+                               --rate frames/s to each (default 200): CPU per frame, the daemon's against the peer's
+          --peer-script PATH   the peer's script (default scripts/bench-peer.py)
           --ha                 the fenced PostgreSQL writes of one transition, on a private cluster (needs
                                Debian's postgresql; run as root it uses the postgres user)
           --rate N             frames per second per exchange under --streams (default 50)
@@ -63,7 +72,9 @@ struct BenchOptions {
             case "--idle": options.rss = true; options.idle = true
             case "--streams": options.rss = true; options.streams = true
             case "--ha": options.ha = true
-            case "--rate": options.rate = try positive(flag)
+            case "--rate": options.rate = try positive(flag); options.rateGiven = true
+            case "--peer": options.peerPython = try value(flag)
+            case "--peer-script": options.peerScript = try value(flag)
             case "--seconds": options.seconds = try positive(flag)
             case "--binary": options.binary = try value(flag)
             case "--fixtures": options.fixtures = try value(flag)

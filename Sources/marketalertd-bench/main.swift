@@ -7,10 +7,11 @@ import Foundation
 //   one /metrics scrape, server-side, 8 exchanges × 50 assets      < 2 ms
 //   stream frame received → notification written (in process), p99 < 1 ms
 //   heap allocations per stream frame (intake → engine, every exchange) and per full evaluation: none
-//   steady resident memory of the running release daemon under that load < 40 MB   (--rss)
+//   the running release daemon under that load: steady RSS ≤ 25 MB, peak ≤ 32 MB, CPU ≤ 1% (--rss)
 //   CPU of the running release daemon (HTTP server listening) when nothing happens < 0.1% of a core (--idle)
 //   the release daemon with 8 exchanges × 50 assets streaming at 50 frames/s each:
-//   CPU ≤ 2% of a core, RSS ≤ 40 MB and flat                                         (--streams)
+//   CPU ≤ 1.5% of a core, RSS ≤ 25 MB (peak ≤ 32 MB) and flat                         (--streams)
+//   the daemon's CPU per frame ≤ 0.25× a Python peer's (websockets + orjson) on the same Binance stream (--peer)
 //   HA: a transition's fenced PostgreSQL commit before delivery, median ≤ 5 ms                       (--ha)
 //   premium context over 43,200 samples < 1 ms per alert; history < 1% of a core at 8 × 50
 
@@ -44,7 +45,24 @@ do {
     let markets = try BenchMarkets(list)
     let dunamu = try fixtures.firstRow("dunamu/forex-recent-KRWUSD-20210813.json")
     print("watched assets (\(markets.assets.count)): \(markets.assets.joined(separator: " "))")
-    if options.rss {
+    if let python = options.peerPython {
+        let rate = options.rateGiven ? options.rate : 200
+        print("\nDaemon beside a Python peer: \(options.binary) and \(python) \(options.peerScript), one Binance bookTicker stream of 50 markets at \(rate) frames/s to each, \(options.seconds) s")
+        let apis = try await MockExchangeAPIs(markets: markets, list: list, dunamu: dunamu)
+        let result: PeerBenchmark.Result
+        do {
+            result = try await PeerBenchmark(
+                binary: options.binary, python: python, script: options.peerScript, seconds: options.seconds, rate: rate, markets: markets, apis: apis
+            ).run()
+        } catch {
+            await apis.shutdown()
+            throw error
+        }
+        await apis.shutdown()
+        let (text, peerVerdicts) = PeerBenchmark.report(result)
+        print(text)
+        verdicts += peerVerdicts
+    } else if options.rss {
         // Streaming: REST stays the fallback, polled as the daemon would beside live streams (every 5 s).
         let interval = options.idle ? "1h" : options.streams ? "5s" : "1s"
         let what = options.idle ? "idle" : options.streams ? "streaming at \(options.rate) frames/s per exchange" : "memory"
