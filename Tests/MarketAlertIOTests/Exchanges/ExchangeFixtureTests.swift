@@ -146,6 +146,8 @@ import Testing
         ErrorCase(fixture: "bybit/error-5004-server-timeout-ccxtsrc.json", exchange: .bybit, kind: .api, messageContains: "retCode 5004: Server Timeout"),
         ErrorCase(fixture: "bitget/error-41114-maintenance-ccxtsrc.json", exchange: .bitget, kind: .api, messageContains: "code 41114"),
         ErrorCase(fixture: "bithumb/error-5100-ccxtsrc.json", exchange: .bithumb, kind: .api, messageContains: "status 5100"),
+        ErrorCase(fixture: "gate/error-INVALID_PARAM_VALUE-ccxtsrc.json", exchange: .gate, kind: .api, messageContains: "INVALID_PARAM_VALUE: Candlestick"),
+        ErrorCase(fixture: "kucoin/error-404-ccxtsrc.json", exchange: .kucoin, kind: .api, messageContains: "code 404: Not Found"),
         // The single-market form is not what the source asks for, and it does not say which market it is.
         ErrorCase(fixture: "bithumb/public-ticker-single-ccxtsrc.json", exchange: .bithumb, kind: .decode, messageContains: "single-market"),
     ]
