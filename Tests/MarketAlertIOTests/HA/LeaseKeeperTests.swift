@@ -62,24 +62,35 @@ struct LeaseKeeperTests {
     /// reached it and waits there on the locked row (a backend of the test's database waiting on a lock, newer
     /// than the last one seen). Until then its answer is still real I/O: moving virtual time past its
     /// deadline would cancel it while it leases a connection, which tests the connection pool, not the keeper.
+    /// A query that has not reached the database within `grace` of real time is stuck in the pool (seen
+    /// under load with abandoned connections around); it counts as hung too, and only virtual time moves on.
     final class HungQueries: Sendable {
         let server: PostgresTestServer
         let database: String
-        private let seen = Mutex<(query: Int?, newestStart: String)>((nil, ""))
+        let grace: Duration
+        private let seen = Mutex<(query: Int?, newestStart: String, asked: (query: Int, at: ContinuousClock.Instant)?)>((nil, "", nil))
 
-        init(server: PostgresTestServer, database: String) {
+        init(server: PostgresTestServer, database: String, grace: Duration = .seconds(3)) {
             self.server = server
             self.database = database
+            self.grace = grace
         }
 
-        /// Whether lease query `query` waits on the row lock at the database.
+        /// Whether lease query `query` waits on the row lock at the database (or is stuck before it).
         func waitsAtTheDatabase(_ query: Int) async -> Bool {
-            if seen.withLock({ $0.query }) == query { return true }
+            let now = ContinuousClock.now
+            let (known, stuck) = seen.withLock { seen -> (Bool, Bool) in
+                if seen.query == query { return (true, false) }
+                if seen.asked?.query != query { seen.asked = (query, now) }
+                return (false, seen.asked.map { now - $0.at > grace } ?? false)
+            }
+            if known { return true }
             let sql = "SELECT coalesce(max(query_start)::text, '') FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event_type = 'Lock'"
-            guard let newest = try? await server.psql(sql), !newest.isEmpty else { return false }
+            let newest = (try? await server.psql(sql)) ?? ""
             return seen.withLock { seen in
-                guard newest != seen.newestStart else { return false }
-                seen = (query, newest)
+                guard stuck || (!newest.isEmpty && newest != seen.newestStart) else { return false }
+                seen.query = query
+                if !newest.isEmpty { seen.newestStart = newest }
                 return true
             }
         }
