@@ -1,4 +1,5 @@
 import Foundation
+import MarketAlertCore
 import MarketAlertExchanges
 
 /// The seed inputs of the REST and stream targets, written from the registry's wire kits (their fixture
@@ -44,6 +45,20 @@ enum FuzzSeeds {
                     bytes += frame(0x1, Array(first.prefix(10)), fin: false) + frame(0xA, []) + frame(0x0, Array(first.dropFirst(10)))
                 }
                 try Data([parser, UInt8(7 + selector)] + bytes).write(to: stream.appendingPathComponent("parser-\(exchange)-\(file.lastPathComponent)"))
+                counts.stream += 1
+            }
+            // The kit's own ticker frame of a fuzzed market, as its server puts it on the wire (HTX: gzip;
+            // Bitfinex: under the channel number its subscription answer bound in the fuzzed table).
+            if let peer = ExchangeRegistry.standard[decoder.stream.exchange]?.wire.stream {
+                let pair = MarketPair(base: FuzzStream.assets[0], quote: decoder.quote)
+                let row = WireRow(
+                    base: pair.base, quote: pair.quote, last: "68812.37", bid: "68812.36", ask: "68812.38", open: "68000.1", high: "69000.2",
+                    low: "67000.3", volume: "1234.5", quoteVolume: "84950000.5", timeMillis: 1_773_110_820_000)
+                let bytes: Data = switch peer.encode(peer.tickerFrame(row, decoder.stream.marketID(pair), 1, row.timeMillis)) {
+                case .text(let text): Data(text.utf8)
+                case .binary(let data): data
+                }
+                try (Data([UInt8(selector)]) + bytes).write(to: stream.appendingPathComponent("\(exchange)-kit-ticker"))
                 counts.stream += 1
             }
         }

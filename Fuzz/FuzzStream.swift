@@ -37,13 +37,31 @@ enum FuzzStream {
         if index == decoders.count {
             parse(input.dropFirst())
         } else {
-            decode(input.dropFirst(), with: decoders[index].stream, quote: decoders[index].quote)
+            decode(input.dropFirst(), with: decoders[index].stream, table: tables[index])
         }
     }
 
-    static func decode(_ frame: Data, with stream: any ExchangeStreamProtocol, quote: String) {
-        let pairs = Set(assets.map { MarketPair(base: $0, quote: quote) })
-        var table = StreamMarketTable(pairs: pairs, marketID: stream.marketID)
+    /// Each decoder's table of the fuzzed markets after its exchange's answers to their subscription, as on a
+    /// connection (Bitfinex binds its channel numbers in them): made once, copied for each input.
+    static let tables: [StreamMarketTable] = decoders.map { decoder in
+        let stream = decoder.stream
+        var table = StreamMarketTable(pairs: Set(assets.map { MarketPair(base: $0, quote: decoder.quote) }), marketID: stream.marketID)
+        guard let peer = ExchangeRegistry.standard[stream.exchange]?.wire.stream else { return table }
+        for message in stream.subscription(for: table.markets).messages {
+            for reply in peer.persona(message, PersonaKnobs()) {
+                let bytes: Data = switch reply {
+                case .text(let text): Data(text.utf8)
+                case .binary(let data): data
+                }
+                table.beginFrame()
+                _ = bytes.withUnsafeBytes { stream.decode($0, into: &table, receivedAt: receivedAt) }
+            }
+        }
+        return table
+    }
+
+    static func decode(_ frame: Data, with stream: any ExchangeStreamProtocol, table: StreamMarketTable) {
+        var table = table
         table.beginFrame()
         let before = table.entries.map(Snapshot.init)
         let outcome = frame.withUnsafeBytes { stream.decode($0, into: &table, receivedAt: receivedAt) }
