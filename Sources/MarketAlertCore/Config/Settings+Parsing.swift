@@ -102,12 +102,14 @@ extension Settings {
 
 extension Settings {
     /// Each rule carries its exchanges' taker fees (`taker_fee_pct`, else the exchange's published one), so
-    /// evaluation looks nothing up in the exchange settings.
+    /// evaluation looks nothing up in the exchange settings; the exchanges of depth rules keep books.
     mutating func resolveTakerFees() {
         for index in premium.rules.indices {
             var fees: [ExchangeID: Double] = [:]
             for exchange in premium.rules[index].exchanges { fees[exchange] = exchanges[exchange]?.takerFeePct }
             premium.rules[index].takerFeePct = fees
+            guard premium.rules[index].basis == .depth else { continue }
+            for exchange in premium.rules[index].exchanges { exchanges[exchange]?.booksWanted = true }
         }
     }
 }

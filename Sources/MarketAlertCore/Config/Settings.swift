@@ -44,6 +44,8 @@ package struct ExchangeSettings: Sendable, Equatable {
     package var takerFeePct = 0.1
     /// v3 `depth_levels`: order-book levels kept per market for `basis: depth` rules.
     package var depthLevels = ExchangeSettings.defaultDepthLevels
+    /// Derived by the config reader: some `basis: depth` rule watches this exchange, so its stream keeps books.
+    package var booksWanted = false
 
     package static let defaultDepthLevels = 20
     package static let maximumDepthLevels = 400

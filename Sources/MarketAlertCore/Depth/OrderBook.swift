@@ -16,6 +16,8 @@ package struct OrderBook: Sendable, Equatable {
     package private(set) var isSynced = false
     /// The exchange's time of the last change (or the receive time when it publishes none).
     package private(set) var at: Date?
+    /// A level refused since the last commit: the commit refuses the whole snapshot or batch.
+    private var refused: Fault?
 
     /// Why a book stopped being usable.
     package enum Fault: String, Sendable, Equatable {
@@ -38,13 +40,18 @@ package struct OrderBook: Sendable, Equatable {
         asks.assign(from: other.asks)
         isSynced = other.isSynced
         at = other.at
+        refused = other.refused
     }
+
+    /// Runs `body` on this book (lets an optional book be changed in place: `book?.mutate { … }`).
+    package mutating func mutate<T>(_ body: (inout OrderBook) -> T) -> T { body(&self) }
 
     /// Starts a snapshot: both sides emptied, not in sync until `endSnapshot`.
     package mutating func beginSnapshot() {
         bids.removeAll()
         asks.removeAll()
         isSynced = false
+        refused = nil
     }
 
     /// Sets one level (size 0 removes it). A level no exchange may send marks the book out of sync.
@@ -53,6 +60,7 @@ package struct OrderBook: Sendable, Equatable {
         let ok = bid ? bids.set(price: price, size: size) : asks.set(price: price, size: size)
         if ok { return nil }
         isSynced = false
+        refused = .invalidLevel
         return .invalidLevel
     }
 
@@ -60,6 +68,11 @@ package struct OrderBook: Sendable, Equatable {
     @discardableResult
     package mutating func commit(at time: Date, snapshot: Bool) -> Fault? {
         at = time
+        if let fault = refused {
+            refused = nil
+            isSynced = false
+            return fault
+        }
         if let bid = bids.best?.price, let ask = asks.best?.price, bid >= ask {
             isSynced = false
             return .crossed

@@ -124,3 +124,20 @@ enum DecimalBytes {
         return value
     }
 }
+
+/// A quantity from wire bytes (an order-book level's size): like a price, but zero is a value (an empty
+/// level), and the result is a plain `Double`; negative, `NaN`, `inf` and malformed text give nil.
+package enum QuantityBytes {
+    package static func value(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        guard !bytes.isEmpty, bytes.count <= 64, bytes[0] != UInt8(ascii: "-") else { return nil }
+        switch DecimalBytes.scan(bytes) {
+        case nil: return nil
+        case .zeroOrNegative?: return 0
+        case .fast(let significand, let exponent)?:
+            return DecimalBytes.double(significand: significand, exponent: exponent)
+                ?? Double(String(decoding: bytes, as: UTF8.self)).flatMap { $0.isFinite ? $0 : nil }
+        case .slow?:
+            return Double(String(decoding: bytes, as: UTF8.self)).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        }
+    }
+}

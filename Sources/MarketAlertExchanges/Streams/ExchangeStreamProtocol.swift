@@ -26,6 +26,10 @@ package protocol ExchangeStreamProtocol: Sendable {
     /// Decodes one frame (text or binary; the same bytes either way). Market data goes into `table`
     /// (after `table.beginFrame()` by the caller); the result says what kind of frame it was.
     func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame
+    /// v3, for `basis: depth` rules: this protocol configured to also stream each market's order book, `levels`
+    /// deep, into the table's books (`StreamMarketTable+Books.swift`) with the exchange's integrity rule; nil
+    /// (the default) while the exchange has no book adapter, so its depth rules see no book from it.
+    func keepingBooks(levels: Int) -> Self?
 }
 
 extension ExchangeStreamProtocol {
@@ -34,6 +38,7 @@ extension ExchangeStreamProtocol {
     package var outboundLimit: OutboundPacer? { nil }
     package var reconnectFloor: Duration { .zero }
     package var endpointRequest: StreamEndpointRequest? { nil }
+    package func keepingBooks(levels: Int) -> Self? { nil }
 }
 
 /// The subscription plan for one connection.

@@ -192,6 +192,12 @@ package struct JSONBytes {
         return Price(bytes: slice(value))
     }
 
+    /// A non-negative quantity from a JSON string or number (an order-book size; 0 is an empty level), or nil.
+    package func quantity(_ value: Value) -> Double? {
+        guard value.kind == .string || value.kind == .number else { return nil }
+        return QuantityBytes.value(slice(value))
+    }
+
     /// A non-negative integer (a string of digits or a JSON number without fraction), or nil.
     package func integer(_ value: Value) -> Int64? {
         guard value.kind == .string || value.kind == .number, value.end > value.start, value.end - value.start <= 18 else { return nil }

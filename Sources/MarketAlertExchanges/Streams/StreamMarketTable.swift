@@ -21,6 +21,8 @@ package struct StreamMarketTable: Sendable {
         /// with one that is not newer (see `admitSequence`).
         package var sequence: Int64?
         package var staleSequences = 0
+        /// The market's order book at depth (nil: no `basis: depth` rule watches this exchange).
+        package var book: OrderBook?
     }
 
     /// After this many frames in a row whose update id is not newer, the exchange is taken to have restarted
@@ -47,8 +49,9 @@ package struct StreamMarketTable: Sendable {
         var channel: Int64
     }
 
-    /// `marketID` gives each pair's id as the exchange writes it in frames.
-    package init(pairs: Set<MarketPair>, marketID: (MarketPair) -> String) {
+    /// `marketID` gives each pair's id as the exchange writes it in frames; `depthLevels` (v3, for
+    /// `basis: depth` rules) gives every market an order book of that many levels.
+    package init(pairs: Set<MarketPair>, marketID: (MarketPair) -> String, depthLevels: Int? = nil) {
         var entries: [Entry] = []
         var byHash: [UInt64: Int] = [:]
         for pair in pairs.sorted(by: { $0.description < $1.description }) {
@@ -56,7 +59,9 @@ package struct StreamMarketTable: Sendable {
             let bytes = Array(market.utf8)
             let hash = bytes.withUnsafeBytes(Self.hash)
             byHash[hash] = byHash[hash] == nil ? entries.count : -1
-            entries.append(Entry(pair: pair, market: market, idBytes: bytes))
+            var entry = Entry(pair: pair, market: market, idBytes: bytes)
+            if let depthLevels { entry.book = OrderBook(levels: depthLevels) }
+            entries.append(entry)
         }
         self.entries = entries
         self.byHash = byHash
@@ -113,6 +118,11 @@ package struct StreamMarketTable: Sendable {
         return true
     }
 
+    /// Runs `body` on entry `index`'s order book in place (nil when the table keeps no books).
+    package mutating func updateBook<T>(_ index: Int, _ body: (inout OrderBook) -> T) -> T? {
+        entries[index].book?.mutate(body)
+    }
+
     /// Forgets one or both sides of entry `index`'s book (the exchange said the side is empty).
     package mutating func clear(_ index: Int, bid: Bool, ask: Bool) {
         if bid { entries[index].bid = nil }
@@ -122,10 +132,12 @@ package struct StreamMarketTable: Sendable {
     /// The merged quote of entry `index`, received at `receivedAt`, transport `.stream`.
     package func quote(_ index: Int, exchange: ExchangeID, receivedAt: Date) -> Quote {
         let entry = entries[index]
-        return Quote(
+        var quote = Quote(
             exchange: exchange, market: entry.market, base: entry.pair.base, quote: entry.pair.quote,
             last: entry.last, bid: entry.bid, ask: entry.ask, exchangeTime: entry.exchangeTime,
             receivedAt: receivedAt, transport: .stream)
+        quote.depth = entry.book
+        return quote
     }
 
     package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {

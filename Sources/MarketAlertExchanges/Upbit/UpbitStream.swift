@@ -11,8 +11,18 @@ import MarketAlertKit
 /// 120 s). No `Origin` header is sent: Upbit limits requests carrying one to 1 per 10 s.
 package struct UpbitStream: ExchangeStreamProtocol {
     package let ticket: String
+    /// v3 books: the orderbook units asked for (1, 5, 15 or 30: Upbit's supported counts), nil: the best
+    /// level only. Every orderbook push is a full snapshot of that many levels, so no sequence is kept.
+    package private(set) var bookUnits: Int?
 
     package init(ticket: String = "marketalertd-\(UUID().uuidString.lowercased())") { self.ticket = ticket }
+
+    /// Books of `levels` levels: the smallest count Upbit supports that covers them (at most 30).
+    package func keepingBooks(levels: Int) -> UpbitStream? {
+        var configured = self
+        configured.bookUnits = [1, 5, 15, 30].first { $0 >= levels } ?? 30
+        return configured
+    }
 
     package var exchange: ExchangeID { .upbit }
     package var keepalive: StreamKeepalive { .clientPings(.protocolFrame, every: .seconds(30), window: .seconds(45)) }
@@ -22,7 +32,7 @@ package struct UpbitStream: ExchangeStreamProtocol {
     package func marketID(_ pair: MarketPair) -> String { UpbitTickerSource.marketCode(pair) }
 
     package func subscription(for markets: [String]) -> StreamSubscription {
-        UpbitStyleFrames.subscription(ticket: ticket, markets: markets, format: "SIMPLE")
+        UpbitStyleFrames.subscription(ticket: ticket, markets: markets, format: "SIMPLE", bookUnits: bookUnits ?? 1)
     }
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
@@ -32,9 +42,10 @@ package struct UpbitStream: ExchangeStreamProtocol {
 
 /// The request and frames Upbit and Bithumb (whose public WebSocket copies Upbit's) share.
 package enum UpbitStyleFrames {
-    package static func subscription(ticket: String, markets: [String], format: String) -> StreamSubscription {
+    /// `bookUnits`: the orderbook levels each push carries (`KRW-BTC.15`); 1 for the best level only.
+    package static func subscription(ticket: String, markets: [String], format: String, bookUnits: Int = 1) -> StreamSubscription {
         let codes = markets.map { "\"\($0)\"" }.joined(separator: ",")
-        let books = markets.map { "\"\($0).1\"" }.joined(separator: ",")
+        let books = markets.map { "\"\($0).\(bookUnits)\"" }.joined(separator: ",")
         let message = "[{\"ticket\":\"\(ticket)\"},{\"type\":\"ticker\",\"codes\":[\(codes)]},"
             + "{\"type\":\"orderbook\",\"codes\":[\(books)]},{\"format\":\"\(format)\"}]"
         return StreamSubscription(messages: [message], acks: [], liveOnFirstData: true)
@@ -96,6 +107,9 @@ package enum UpbitStyleFrames {
             fields.last = StreamQuoteFields.field(json, trade)
             if case .absent = fields.last { fields.last = .invalid }
         } else if json.isString(type, "orderbook") {
+            if table.keepsBooks, let units, units.kind == .array {
+                return wholeBook(json, units, market: market(json, code), time: fields.exchangeTime, into: &table)
+            }
             guard let units, units.kind == .array, bestLevel(json, units, into: &fields) else { return .dropped(.malformed) }
         } else {
             return .ignored
@@ -135,6 +149,43 @@ package enum UpbitStyleFrames {
             fields.ask = .cleared
         }
         return shapeOK
+    }
+
+    /// A full orderbook push into the market's book: every unit's ask and bid level, replacing the last
+    /// push (each one is a snapshot). A unit without four positive numbers makes the book unusable until the
+    /// next push.
+    private static func wholeBook(
+        _ json: JSONBytes, _ units: JSONBytes.Value, market: UnsafeRawBufferPointer, time: Date?, into table: inout StreamMarketTable
+    ) -> StreamFrame {
+        guard let index = table.index(of: market) else { return .unwatched }
+        guard let time else { return .dropped(.malformed) }
+        table.beginBookSnapshot(index)
+        var shapeOK = true
+        json.elements(ofArrayAt: units.start) { unit in
+            guard unit.kind == .object else { shapeOK = false; return false }
+            var ask = (price: -1.0, size: -1.0)
+            var bid = (price: -1.0, size: -1.0)
+            json.members(ofObjectAt: unit.start) { start, end, value in
+                let number = json.quantity(value) ?? -1
+                if json.matches(start, end, "ap") || json.matches(start, end, "ask_price") { ask.price = number }
+                else if json.matches(start, end, "as") || json.matches(start, end, "ask_size") { ask.size = number }
+                else if json.matches(start, end, "bp") || json.matches(start, end, "bid_price") { bid.price = number }
+                else if json.matches(start, end, "bs") || json.matches(start, end, "bid_size") { bid.size = number }
+                return true
+            }
+            // A side of zero size is an empty level of a thin book; anything else not positive is bad data.
+            if ask.size != 0 { table.setBookLevel(index, bid: false, price: ask.price, size: ask.size) }
+            if bid.size != 0 { table.setBookLevel(index, bid: true, price: bid.price, size: bid.size) }
+            return true
+        }
+        guard shapeOK else {
+            table.invalidateBook(index)
+            return .dropped(.malformed)
+        }
+        if let fault = table.commitBook(index, at: time, snapshot: true) {
+            return .dropped(fault == .crossed ? .crossedBook : .invalidPrice)
+        }
+        return .data
     }
 
     /// The market code without an orderbook unit suffix (`KRW-BTC.1` → `KRW-BTC`).

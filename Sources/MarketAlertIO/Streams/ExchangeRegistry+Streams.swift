@@ -13,7 +13,13 @@ extension ExchangeRegistry {
     private static func webSocketSource<P: ExchangeStreamProtocol>(
         _ protocolDescription: P, url: URL, settings: ExchangeSettings, context: StreamContext
     ) -> any StreamSource {
-        WebSocketStreamSource(
+        // A depth rule watches the exchange: books too, where its folder has a book adapter.
+        if settings.booksWanted, let withBooks = protocolDescription.keepingBooks(levels: settings.depthLevels) {
+            return WebSocketStreamSource(
+                protocol: withBooks, url: url, staleAfter: settings.staleAfter, clock: context.clock,
+                counters: context.counters(settings.id), logger: context.logger, depthLevels: settings.depthLevels)
+        }
+        return WebSocketStreamSource(
             protocol: protocolDescription, url: url, staleAfter: settings.staleAfter, clock: context.clock,
             counters: context.counters(settings.id), logger: context.logger)
     }

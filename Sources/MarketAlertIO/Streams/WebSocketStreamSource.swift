@@ -21,13 +21,16 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
     let logger: Logger?
     /// Where each connection goes, for an exchange that hands out endpoints over REST (KuCoin).
     let endpoint: StreamEndpointResolver?
+    /// v3: order-book levels each market's book keeps (nil: tickers only).
+    let depthLevels: Int?
 
     package init(
         protocol protocolDescription: P, url: URL, staleAfter: Duration = .seconds(30), clock: any DaemonClock,
         connector: WebSocketConnector = WebSocketConnector(), counters: StreamCounters = StreamCounters(),
         reconnect: StreamReconnectPolicy? = nil, connectTimeout: Duration = .seconds(10), ackTimeout: Duration = .seconds(10),
-        random: @escaping @Sendable () -> Double = StreamJitter.make(), logger: Logger? = nil
+        random: @escaping @Sendable () -> Double = StreamJitter.make(), logger: Logger? = nil, depthLevels: Int? = nil
     ) {
+        self.depthLevels = depthLevels
         self.protocolDescription = protocolDescription
         self.url = url
         self.staleAfter = staleAfter
@@ -55,7 +58,7 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
 
     package func run(pairs: Set<MarketPair>, emit: @escaping @Sendable (StreamUpdate) -> Void) async {
         guard !pairs.isEmpty else { return }
-        let table = StreamMarketTable(pairs: pairs, marketID: protocolDescription.marketID)
+        let table = StreamMarketTable(pairs: pairs, marketID: protocolDescription.marketID, depthLevels: depthLevels)
         let subscription = protocolDescription.subscription(for: table.markets)
         let intake = StreamIntake(decoder: protocolDescription, table: table, clock: clock, counters: counters, emit: emit)
         var driver = StreamDriver(

@@ -75,3 +75,15 @@ import Testing
         #expect(!book.isUsable(now: t0, maxAge: 10))
     }
 }
+
+extension OrderBookTests {
+    @Test func aSnapshotWithAnInvalidLevelIsRefusedWhole() {
+        var book = OrderBook(levels: 3)
+        book.beginSnapshot()
+        book.set(bid: true, price: 101, size: 1)
+        book.set(bid: false, price: -1, size: 1)
+        book.set(bid: false, price: 103, size: 1)
+        #expect(book.commit(at: t0, snapshot: true) == .invalidLevel)
+        #expect(!book.isSynced)
+    }
+}
