@@ -42,10 +42,12 @@ package struct Quote: Sendable, Equatable {
     /// The quote's own time: the exchange timestamp if given, else when it was received.
     package var at: Date { exchangeTime ?? receivedAt }
 
-    /// Mid price, when both sides are published.
+    /// Mid price, when both sides are published: the exact mean of the sides, and as a Double the mean of
+    /// their Doubles (what `QuoteSummary.mid` holds), not the exact mean converted through text: a `basis: mid`
+    /// rule reads it for every stream quote.
     package var mid: Price? {
         guard let bid, let ask else { return nil }
-        return Price((bid.exact + ask.exact) / 2)
+        return Price(exact: (bid.exact + ask.exact) / 2, value: (bid.value + ask.value) / 2)
     }
 }
 

@@ -94,16 +94,20 @@ package struct QuoteSummary: Sendable {
     package var at: Double
     /// `Quote.last?.value`, when there is a last price.
     package var last: Double?
+    /// `Quote.mid?.value` (the mean of bid and ask), when both sides are published.
+    package var mid: Double?
 
     init() {
         present = false
         at = 0
         last = nil
+        mid = nil
     }
 
     init(_ quote: Quote) {
         present = true
         at = quote.at.timeIntervalSinceReferenceDate
         last = quote.last?.value
+        if let bid = quote.bid, let ask = quote.ask { mid = (bid.value + ask.value) / 2 } else { mid = nil }
     }
 }

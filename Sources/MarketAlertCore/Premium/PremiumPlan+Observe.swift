@@ -64,8 +64,8 @@ extension PremiumPlan {
                 guard let last = summary.last else { continue }
                 value = last
             case .mid:
-                guard let mid = book.quote(inSlot: slot)?.mid else { continue }
-                value = mid.value
+                guard let mid = summary.mid else { continue }
+                value = mid
             }
             let priceRef = value * conversion.value
             guard priceRef.isFinite, priceRef > 0 else { continue }
