@@ -75,9 +75,8 @@ package enum Daemon {
 
         // Start-up so far (the arguments, YAML, the config checks, the state store and its migrations) ran code and
         // read data that nothing uses again: give those pages back now, before the network's start-up adds its
-        // own, so that the two do not add up in the peak (StartupPageRelease gives back the rest at 15 s). Not under
-        // valgrind (scripts/link-order runs the daemon under callgrind): its loader does not survive it.
-        if !(environment["LD_PRELOAD"] ?? "").contains("vgpreload") { StartupPages.release() }
+        // own, so that the two do not add up in the peak (StartupPageRelease gives back the rest at 15 s).
+        StartupPages.release()
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration())
         let webhookClient = WebhookHTTPClient.make()
         let wiring = ProducerSinkFactory(
