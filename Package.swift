@@ -43,8 +43,8 @@ let package = Package(
 
         // The layers, bottom up; a target sees only those below it (the compiler holds the layering):
         //   MarketAlertCore (pure) → MarketAlertKit → MarketAlertExchanges → MarketAlertConfigReader
-        //   → MarketAlertStorage → MarketAlertDelivery → MarketAlertEngineLoop → MarketAlertOperations
-        //   → MarketAlertIO (the daemon's wiring) → marketalertd (the executable).
+        //   → MarketAlertStorage → MarketAlertHA | MarketAlertDelivery → MarketAlertEngineLoop
+        //   → MarketAlertOperations → MarketAlertIO (the daemon's wiring) → marketalertd (the executable).
 
         // Base kit: the injected clock and its deadlines, queues, blocking work off the pool, the lifecycle
         // observer, the bounded background writer, source errors, secrets and their scrubbing. No networking.
@@ -89,6 +89,16 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // High availability: the leader lease as a service (its pure machine, `LeaderLease`, is Core's), the
+        // takeover's read of the stored states, the HA status line and the connection check of `check-config`.
+        .target(
+            name: "MarketAlertHA",
+            dependencies: [
+                "MarketAlertCore", "MarketAlertKit", "MarketAlertStorage",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -145,7 +155,7 @@ let package = Package(
             name: "MarketAlertIO",
             dependencies: [
                 "MarketAlertCore", "MarketAlertKit", "MarketAlertExchanges", "MarketAlertConfigReader", "MarketAlertStorage",
-                "MarketAlertDelivery", "MarketAlertEngineLoop", "MarketAlertOperations", "CSystemd",
+                "MarketAlertDelivery", "MarketAlertEngineLoop", "MarketAlertOperations", "MarketAlertHA", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

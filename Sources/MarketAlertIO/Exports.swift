@@ -5,6 +5,7 @@
 @_exported import MarketAlertDelivery
 @_exported import MarketAlertEngineLoop
 @_exported import MarketAlertExchanges
+@_exported import MarketAlertHA
 @_exported import MarketAlertKit
 @_exported import MarketAlertOperations
 @_exported import MarketAlertStorage

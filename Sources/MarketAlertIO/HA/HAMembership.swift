@@ -28,7 +28,7 @@ package final class HAMembership: Sendable {
     package static func open(
         _ settings: HASettings, secrets: SecretResolver, logger: Logger, clock: any DaemonClock = SystemClock()
     ) throws(HAConfigurationError) -> HAMembership {
-        let url = try resolveURL(settings, secrets: secrets)
+        let url = try HADatabaseURL.resolve(settings, secrets: secrets)
         let instance = settings.instance ?? HARole.defaultInstanceName()
         let store: PostgresStore
         do { store = try PostgresStore(url: url, instance: instance, logger: logger, clock: clock) } catch {
@@ -37,27 +37,12 @@ package final class HAMembership: Sendable {
         return HAMembership(settings: settings, store: store, role: HARole(instance: instance), url: url)
     }
 
-    package static func resolveURL(_ settings: HASettings, secrets: SecretResolver) throws(HAConfigurationError) -> PostgresURL {
-        guard let text = secrets.resolve(settings.postgresURLEnv) else {
-            throw HAConfigurationError(
-                message: "ha: the database URL secret \(settings.postgresURLEnv) is not set (environment variable or $CREDENTIALS_DIRECTORY/\(settings.postgresURLEnv))")
-        }
-        do { return try PostgresURL(text) } catch {
-            throw HAConfigurationError(message: "ha: the database URL in \(settings.postgresURLEnv) is not usable: \(error)")
-        }
-    }
-
     /// The ServiceGroup service: migrations (retried with backoff until the database answers), then the lease.
     package func service(
         runtime: DataPathService, outbox: WebhookOutbox?, clock: any DaemonClock, lifecycle: HAStatusLifecycle, logger: Logger
     ) -> HAService {
         HAService(membership: self, runtime: runtime, outbox: outbox, clock: clock, lifecycle: lifecycle, logger: logger)
     }
-}
-
-package struct HAConfigurationError: Error, CustomStringConvertible {
-    package var message: String
-    package var description: String { message }
 }
 
 package struct HAService: Service {

@@ -90,7 +90,7 @@ package enum HistoryReport {
     /// group's), else the SQLite store in the state directory, opened read-only.
     static func openStore(_ settings: Settings, environment: [String: String]) throws -> HistoryReader {
         if let ha = settings.ha {
-            let url = try HAMembership.resolveURL(ha, secrets: SecretResolver(environment: environment))
+            let url = try HADatabaseURL.resolve(ha, secrets: SecretResolver(environment: environment))
             let store = try PostgresStore(url: url, instance: ha.instance ?? HARole.defaultInstanceName(), logger: Logger(label: "history"))
             return HistoryReader(store: store, pool: store) {}
         }

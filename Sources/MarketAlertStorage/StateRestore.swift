@@ -4,12 +4,14 @@ import MarketAlertCore
 
 /// Loads the engine's alert states from the store at start. A state that no longer decodes is logged and
 /// started afresh; a store that cannot be read starts everything afresh (loudly).
-enum StateRestore {
-    struct Loaded {
-        var states = AlertEngine.Restored()
+package enum StateRestore {
+    package struct Loaded {
+        package var states = AlertEngine.Restored()
         /// Notifications that version 1 kept inside IPO state rows, with those rows rewritten without them:
         /// published once at start, then they are the publisher's like any other.
-        var legacy = Publication()
+        package var legacy = Publication()
+
+        package init() {}
     }
 
     /// IPO rows as version 1 wrote them: the state plus notifications not yet delivered.
@@ -17,7 +19,7 @@ enum StateRestore {
         var pending: [AlertEvent]?
     }
 
-    static func load(from store: (any AlertStore)?, settings: Settings? = nil, now: Date = Date(), logger: Logger) async -> Loaded {
+    package static func load(from store: (any AlertStore)?, settings: Settings? = nil, now: Date = Date(), logger: Logger) async -> Loaded {
         var loaded = Loaded()
         guard let store else { return loaded }
         do {
@@ -39,7 +41,7 @@ enum StateRestore {
     /// The four kinds of alert state (premium, source, FX, IPO). A row that no longer decodes is logged and
     /// starts afresh; a store that cannot be read throws (the caller decides: a restart starts without them,
     /// an HA takeover fails).
-    static func alertStates(from store: any AlertStore, logger: Logger) async throws -> AlertEngine.Restored {
+    package static func alertStates(from store: any AlertStore, logger: Logger) async throws -> AlertEngine.Restored {
         var states = AlertEngine.Restored()
         states.premium = try await decode(store, kind: "premium", logger: logger)
         states.sources = try await decode(store, kind: "source", logger: logger)

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// `marketalertd check-config --connect`: reaches the HA database and reports what an operator needs before
 /// starting a pair: the schema version (migrations are applied by the daemon, not here) and who holds the
@@ -16,7 +18,7 @@ package enum HAConnectionCheck {
             return Report(lines: ["--connect: no ha: section; nothing to connect to (the state is in SQLite in state_dir)"], ok: true)
         }
         let url: PostgresURL
-        do { url = try HAMembership.resolveURL(ha, secrets: secrets) } catch { return Report(lines: ["\(error)"], ok: false) }
+        do { url = try HADatabaseURL.resolve(ha, secrets: secrets) } catch { return Report(lines: ["\(error)"], ok: false) }
         let logger = Logger(label: "check-config", factory: { _ in SwiftLogNoOpLogHandler() })
         let store: PostgresStore
         do { store = try PostgresStore(url: url, instance: ha.instance ?? HARole.defaultInstanceName(), logger: logger) } catch {

@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 import Synchronization
 
 /// The shell around `LeaderLease`: owns the clock, runs the lease queries the machine asks for against

@@ -1,4 +1,7 @@
 import Foundation
+import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 import Synchronization
 
 /// `STATUS=` in an HA group starts with the instance's role, and is sent again when the role changes:

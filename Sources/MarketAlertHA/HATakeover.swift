@@ -1,12 +1,14 @@
 import Foundation
 import Logging
 import MarketAlertCore
+import MarketAlertKit
+import MarketAlertStorage
 
 /// What a takeover reads: every stored alert state, as a restart would (`StateRestore`), except that a
 /// database that cannot be read is an error, not "start without them": a new leader that adopted nothing
 /// would notify again everything the old one had notified.
-enum HATakeover {
-    static func loadStates(_ store: any AlertStore, settings: Settings, now: Date, logger: Logger) async throws -> AlertEngine.Restored {
+package enum HATakeover {
+    package static func loadStates(_ store: any AlertStore, settings: Settings, now: Date, logger: Logger) async throws -> AlertEngine.Restored {
         var restored = try await StateRestore.alertStates(from: store, logger: logger)
         // The day the group last sent its digest: unreadable is an error too (a guess could send it twice).
         restored.digestDay = try await StateRestore.digestDay(from: store, settings: settings)
