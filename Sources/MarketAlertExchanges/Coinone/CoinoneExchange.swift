@@ -11,7 +11,7 @@ extension ExchangeID {
 /// 250 ms stays far under it.
 package enum CoinoneExchange {
     package static let descriptor = ExchangeDescriptor(
-        catalog: .constant(.coinone, rest: "https://api.coinone.co.kr", stream: "wss://stream.coinone.co.kr", minimumPollInterval: .milliseconds(250)),
+        catalog: .constant(.coinone, rest: "https://api.coinone.co.kr", stream: "wss://stream.coinone.co.kr", minimumPollInterval: .milliseconds(250), takerFeePct: 0.2),
         marketID: CoinoneTickerSource.marketID,
         makeQuoteSource: { CoinoneTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try CoinoneTickerSource.decode(body, watched: watched, receivedAt: at) },

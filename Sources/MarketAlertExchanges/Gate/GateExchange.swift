@@ -10,7 +10,7 @@ extension ExchangeID {
 /// allow 200 requests per 10 s per IP and endpoint: a bulk poll every 250 ms is a fifth of it).
 package enum GateExchange {
     package static let descriptor = ExchangeDescriptor(
-        catalog: .constant(.gate, rest: "https://api.gateio.ws", stream: "wss://api.gateio.ws/ws/v4/", minimumPollInterval: .milliseconds(250)),
+        catalog: .constant(.gate, rest: "https://api.gateio.ws", stream: "wss://api.gateio.ws/ws/v4/", minimumPollInterval: .milliseconds(250), takerFeePct: 0.1),
         marketID: GateTickerSource.currencyPair,
         makeQuoteSource: { GateTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try GateTickerSource.decode(body, watched: watched, receivedAt: at) },

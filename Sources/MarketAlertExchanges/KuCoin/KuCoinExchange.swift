@@ -11,7 +11,7 @@ extension ExchangeID {
 /// is its REST base: every connection's WebSocket endpoint and token come from `POST /api/v1/bullet-public`.
 package enum KuCoinExchange {
     package static let descriptor = ExchangeDescriptor(
-        catalog: .constant(.kucoin, rest: "https://api.kucoin.com", stream: "https://api.kucoin.com", minimumPollInterval: .milliseconds(500)),
+        catalog: .constant(.kucoin, rest: "https://api.kucoin.com", stream: "https://api.kucoin.com", minimumPollInterval: .milliseconds(500), takerFeePct: 0.1),
         marketID: KuCoinTickerSource.symbol,
         makeQuoteSource: { KuCoinTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try KuCoinTickerSource.decode(body, watched: watched, receivedAt: at) },
