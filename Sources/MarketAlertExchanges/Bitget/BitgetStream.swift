@@ -8,8 +8,20 @@ import MarketAlertKit
 /// args per request. Each arg is acknowledged on its own (`{"event":"subscribe","arg":{…}}`); errors arrive
 /// as `{"event":"error","code":…,"msg":…}`. Bitget closes a connection that has not sent the text `ping`
 /// for 2 minutes: the client pings every 30 s and expects `pong`. At most 10 client messages per second.
+///
+/// v3 books (`keepingBooks`): channel `books` beside `ticker` for every symbol (the whole book on
+/// subscribing, then changes, each with the CRC-32 of the top 25 levels; `OKXStyleBooks`).
 package struct BitgetStream: ExchangeStreamProtocol {
+    /// The levels a depth rule reads, nil: no books.
+    package private(set) var bookLevels: Int?
+
     package init() {}
+
+    package func keepingBooks(levels: Int) -> BitgetStream? {
+        var configured = self
+        configured.bookLevels = max(1, levels)
+        return configured
+    }
 
     package var exchange: ExchangeID { .bitget }
     package var keepalive: StreamKeepalive { .clientPings(.message, every: .seconds(30), window: .seconds(45)) }
@@ -21,13 +33,15 @@ package struct BitgetStream: ExchangeStreamProtocol {
     package func marketID(_ pair: MarketPair) -> String { BitgetTickerSource.symbol(pair) }
 
     package func subscription(for markets: [String]) -> StreamSubscription {
-        var messages: [String] = []
-        for start in stride(from: 0, to: markets.count, by: Self.argsPerRequest) {
-            let args = markets[start..<min(start + Self.argsPerRequest, markets.count)]
-                .map { "{\"instType\":\"SPOT\",\"channel\":\"ticker\",\"instId\":\"\($0)\"}" }
-            messages.append("{\"op\":\"subscribe\",\"args\":[\(args.joined(separator: ","))]}")
+        let channels = bookLevels == nil ? ["ticker"] : ["ticker", "books"]
+        let args = markets.flatMap { market in
+            channels.map { "{\"instType\":\"SPOT\",\"channel\":\"\($0)\",\"instId\":\"\(market)\"}" }
         }
-        return StreamSubscription(messages: messages, acks: Set(markets.map { "ticker:\($0)" }))
+        var messages: [String] = []
+        for start in stride(from: 0, to: args.count, by: Self.argsPerRequest) {
+            messages.append("{\"op\":\"subscribe\",\"args\":[\(args[start..<min(start + Self.argsPerRequest, args.count)].joined(separator: ","))]}")
+        }
+        return StreamSubscription(messages: messages, acks: Set(markets.flatMap { market in channels.map { "\($0):\(market)" } }))
     }
 
     package static let frames = OKXStyleFrames(channel: "ticker", lastField: "lastPr", bidField: "bidPr", askField: "askPr")

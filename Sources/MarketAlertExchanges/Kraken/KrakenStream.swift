@@ -8,8 +8,20 @@ import MarketAlertKit
 /// Each symbol is acknowledged on its own (`{"method":"subscribe","result":{"symbol":…},"success":true}`);
 /// `success:false` carries the error. v2 writes symbols `BASE/QUOTE` with normalized assets (`BTC`, not
 /// `XBT`). Kraken pushes `{"channel":"heartbeat"}` about once a second: the client sends no ping.
+///
+/// v3 books (`keepingBooks`): a second request for channel `book` at the smallest depth Kraken accepts that
+/// covers the levels (10, 25, 100, 500 or 1000), checked by its CRC-32 over the top 10 (`KrakenBook`).
 package struct KrakenStream: ExchangeStreamProtocol {
+    /// The `book` depth subscribed, nil: no books.
+    package private(set) var bookDepth: Int?
+
     package init() {}
+
+    package func keepingBooks(levels: Int) -> KrakenStream? {
+        var configured = self
+        configured.bookDepth = KrakenBook.depth(levels: levels)
+        return configured
+    }
 
     package var exchange: ExchangeID { .kraken }
     package var keepalive: StreamKeepalive { .serverDriven(window: .seconds(10)) }
@@ -20,7 +32,10 @@ package struct KrakenStream: ExchangeStreamProtocol {
         let symbols = markets.map { "\"\($0)\"" }.joined(separator: ",")
         let message = "{\"method\":\"subscribe\",\"params\":{\"channel\":\"ticker\",\"symbol\":[\(symbols)],"
             + "\"event_trigger\":\"bbo\",\"snapshot\":true},\"req_id\":1}"
-        return StreamSubscription(messages: [message], acks: Set(markets.map { "ticker:\($0)" }))
+        guard let bookDepth else { return StreamSubscription(messages: [message], acks: Set(markets.map { "ticker:\($0)" })) }
+        let book = "{\"method\":\"subscribe\",\"params\":{\"channel\":\"book\",\"symbol\":[\(symbols)],"
+            + "\"depth\":\(bookDepth),\"snapshot\":true},\"req_id\":2}"
+        return StreamSubscription(messages: [message, book], acks: Set(markets.flatMap { ["ticker:\($0)", "book:\($0)"] }))
     }
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
@@ -33,7 +48,9 @@ package struct KrakenStream: ExchangeStreamProtocol {
         var success: JSONBytes.Value?
         var error: JSONBytes.Value?
         var symbol: JSONBytes.Value?
+        var type: JSONBytes.Value?
         json.members(ofObjectAt: root) { start, end, value in
+            if json.matches(start, end, "type") { type = value; return true }
             if json.matches(start, end, "channel") { channel = value }
             else if json.matches(start, end, "data") { data = value }
             else if json.matches(start, end, "method") { method = value }
@@ -59,6 +76,11 @@ package struct KrakenStream: ExchangeStreamProtocol {
         }
         guard let channel, channel.kind == .string else { return .dropped(.unknownMessage) }
         if json.isString(channel, "heartbeat") || json.isString(channel, "status") { return .heartbeat }
+        if json.isString(channel, "book"), let bookDepth {
+            guard let data else { return .dropped(.malformed) }
+            let snapshot = type.map { json.isString($0, "snapshot") } ?? false
+            return KrakenBook.apply(json, data, snapshot: snapshot, depth: bookDepth, receivedAt: receivedAt, into: &table)
+        }
         guard json.isString(channel, "ticker") else { return .ignored }
         guard let data, data.kind == .array else { return .dropped(.malformed) }
         var outcome = StreamFrame.dropped(.malformed)

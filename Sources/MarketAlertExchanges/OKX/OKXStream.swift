@@ -8,8 +8,20 @@ import MarketAlertKit
 /// `{"event":"error","code":…,"msg":…}`. OKX drops a connection with no traffic for 30 s: the client sends
 /// the text `ping` every 20 s and the server answers `pong`. A `notice` event (code 64008) announces a
 /// service-upgrade disconnection: a replacement connection is opened before it.
+///
+/// v3 books (`keepingBooks`): channel `books` beside `tickers` for every instrument (a 400-level snapshot,
+/// then changes every 100 ms, each with the CRC-32 of the top 25 levels; `OKXStyleBooks`).
 package struct OKXStream: ExchangeStreamProtocol {
+    /// The levels a depth rule reads, nil: no books.
+    package private(set) var bookLevels: Int?
+
     package init() {}
+
+    package func keepingBooks(levels: Int) -> OKXStream? {
+        var configured = self
+        configured.bookLevels = max(1, levels)
+        return configured
+    }
 
     package var exchange: ExchangeID { .okx }
     package var keepalive: StreamKeepalive { .clientPings(.message, every: .seconds(20), window: .seconds(30)) }
@@ -23,13 +35,13 @@ package struct OKXStream: ExchangeStreamProtocol {
     package static let argsPerRequest = 50
 
     package func subscription(for markets: [String]) -> StreamSubscription {
+        let channels = bookLevels == nil ? ["tickers"] : ["tickers", "books"]
+        let args = markets.flatMap { market in channels.map { "{\"channel\":\"\($0)\",\"instId\":\"\(market)\"}" } }
         var messages: [String] = []
-        for start in stride(from: 0, to: markets.count, by: Self.argsPerRequest) {
-            let args = markets[start..<min(start + Self.argsPerRequest, markets.count)]
-                .map { "{\"channel\":\"tickers\",\"instId\":\"\($0)\"}" }.joined(separator: ",")
-            messages.append("{\"op\":\"subscribe\",\"args\":[\(args)]}")
+        for start in stride(from: 0, to: args.count, by: Self.argsPerRequest) {
+            messages.append("{\"op\":\"subscribe\",\"args\":[\(args[start..<min(start + Self.argsPerRequest, args.count)].joined(separator: ","))]}")
         }
-        return StreamSubscription(messages: messages, acks: Set(markets.map { "tickers:\($0)" }))
+        return StreamSubscription(messages: messages, acks: Set(markets.flatMap { market in channels.map { "\($0):\(market)" } }))
     }
 
     package static let frames = OKXStyleFrames(channel: "tickers", lastField: "last", bidField: "bidPx", askField: "askPx")

@@ -35,8 +35,10 @@ package struct OKXStyleFrames {
         var data: JSONBytes.Value?
         var code: JSONBytes.Value?
         var msg: JSONBytes.Value?
+        var action: JSONBytes.Value?
         json.members(ofObjectAt: root) { start, end, value in
             if json.matches(start, end, "data") { data = value }
+            else if json.matches(start, end, "action") { action = value }
             else if json.matches(start, end, "arg") { arg = value }
             else if json.matches(start, end, "event") { event = value }
             else if json.matches(start, end, "code") { code = value }
@@ -52,7 +54,12 @@ package struct OKXStyleFrames {
         }
         guard let data, data.kind == .array else { return .dropped(.unknownMessage) }
         if let arg, arg.kind == .object, let channel = json.member("channel", ofObjectAt: arg.start), !json.isString(channel, self.channel) {
-            return .ignored
+            // v3 books (`OKXStyleBooks`), when the table keeps them.
+            guard json.isString(channel, "books"), table.keepsBooks, let instrument = json.member("instId", ofObjectAt: arg.start) else {
+                return .ignored
+            }
+            let snapshot = action.map { json.isString($0, "snapshot") } ?? false
+            return OKXStyleBooks.apply(json, data, snapshot: snapshot, instrument: instrument, into: &table)
         }
         return applyRows(json, data, into: &table)
     }
