@@ -17,6 +17,8 @@ package enum MetricNames {
     package static let fxRateAge = "marketalertd_fx_rate_age_seconds"
     package static let tickToNotification = "marketalertd_tick_to_notification_seconds"
     package static let haLeader = "marketalertd_ha_leader"
+    /// v3: order books thrown away and rebuilt from a fresh snapshot (`exchange`, `reason`).
+    package static let bookResyncs = "marketalertd_book_resyncs_total"
 
     package static let help: [String: String] = [
         sourceUp: "1 while the source's last fetch or stream message succeeded, else 0.",

@@ -11,8 +11,59 @@ import MarketAlertKit
 /// client messages per second (pongs included); a connection lives 24 h, and a `serverShutdown` event
 /// announces an early close: both start a replacement connection before the old one goes.
 /// Frames of a combined stream (`{"stream":…,"data":{…}}`, the `/stream` endpoint) are read too.
+///
+/// v3 books (`keepingBooks`): `<symbol>@depth@100ms` diffs take `@bookTicker`'s place (best bid/ask follow the
+/// book), applied on a REST `/api/v3/depth` snapshot the transport fetches (`bookResync`), with Binance's
+/// rule (`BookSequence`): diffs wait for the snapshot, those with `u <= lastUpdateId` are dropped, the first
+/// applied straddles it (`U <= lastUpdateId + 1 <= u`), then each `U` is the previous `u + 1`; a gap throws
+/// the book away and fetches a fresh snapshot.
 package struct BinanceStream: ExchangeStreamProtocol {
+    /// v3: the levels each book keeps (nil: tickers only).
+    package private(set) var bookLevels: Int?
+
     package init() {}
+
+    package func keepingBooks(levels: Int) -> BinanceStream? {
+        var configured = self
+        configured.bookLevels = max(1, levels)
+        return configured
+    }
+
+    /// The snapshot's `limit`: twice the levels kept (what the book holds), at least 100 (the same request
+    /// weight as fewer), at most Binance's 5000.
+    package var snapshotLimit: Int { min(5000, max(100, 2 * (bookLevels ?? 50))) }
+
+    package var bookResync: StreamBookResync {
+        let limit = snapshotLimit
+        return .restSnapshot(path: { market in "/api/v3/depth?symbol=\(market)&limit=\(limit)" })
+    }
+
+    /// `{"lastUpdateId":N,"bids":[[p,q],…],"asks":[[p,q],…]}` seeds the book, then the diffs buffered
+    /// meanwhile are applied by the sequence rule.
+    package func seedBook(_ body: UnsafeRawBufferPointer, at index: Int, into table: inout StreamMarketTable, receivedAt: Date) -> Bool {
+        let json = JSONBytes(body)
+        guard let root = json.rootObject() else { return false }
+        var lastUpdate: JSONBytes.Value?
+        var bids: JSONBytes.Value?
+        var asks: JSONBytes.Value?
+        json.members(ofObjectAt: root) { start, end, value in
+            if json.matches(start, end, "lastUpdateId") { lastUpdate = value }
+            else if json.matches(start, end, "bids") { bids = value }
+            else if json.matches(start, end, "asks") { asks = value }
+            return true
+        }
+        guard let id = lastUpdate.flatMap(json.integer), let bids, let asks else { return false }
+        table.beginBookSnapshot(index)
+        guard table.setBookLevels(index, json, bids, bid: true), table.setBookLevels(index, json, asks, bid: false) else {
+            table.invalidateBook(index)
+            return false
+        }
+        // The snapshot carries no time of its own: it is as of its receipt.
+        guard table.commitBook(index, at: receivedAt, snapshot: true) == nil else { return false }
+        table.seedBookSequence(index, lastUpdate: UInt64(id))
+        table.replayBookDiffs(index) { table, frame in _ = decode(frame, into: &table, receivedAt: receivedAt) }
+        return true
+    }
 
     package var exchange: ExchangeID { .binance }
     package var keepalive: StreamKeepalive { .serverDriven(window: .seconds(60)) }
@@ -27,7 +78,7 @@ package struct BinanceStream: ExchangeStreamProtocol {
     package func subscription(for markets: [String]) -> StreamSubscription {
         let streams = markets.flatMap { market in
             let symbol = market.lowercased()
-            return ["\(symbol)@bookTicker", "\(symbol)@ticker"]
+            return [bookLevels == nil ? "\(symbol)@bookTicker" : "\(symbol)@depth@100ms", "\(symbol)@ticker"]
         }
         var messages: [String] = []
         var acks: Set<String> = []
@@ -50,14 +101,15 @@ package struct BinanceStream: ExchangeStreamProtocol {
             // Combined stream: the payload is one level down.
             var inner = Fields()
             guard inner.read(json, objectAt: data.start) != nil else { return .dropped(.malformed) }
-            return classify(inner, json, into: &table)
+            return classify(inner, json, frame: frame, into: &table)
         }
-        return classify(fields, json, into: &table)
+        return classify(fields, json, frame: frame, into: &table)
     }
 
-    private func classify(_ fields: Fields, _ json: JSONBytes, into table: inout StreamMarketTable) -> StreamFrame {
+    private func classify(_ fields: Fields, _ json: JSONBytes, frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable) -> StreamFrame {
         if let event = fields.e {
             if json.isString(event, "serverShutdown") { return .shutdownNotice }
+            if json.isString(event, "depthUpdate") { return depth(fields, json, frame: frame, into: &table) }
             guard json.isString(event, "24hrTicker") else { return .ignored }
             guard let symbol = fields.s, symbol.kind == .string, let lastValue = fields.c else { return .dropped(.malformed) }
             guard let last = json.price(lastValue) else { return .dropped(.invalidPrice) }
@@ -85,8 +137,43 @@ package struct BinanceStream: ExchangeStreamProtocol {
         return .dropped(.unknownMessage)
     }
 
+    /// A `depthUpdate` diff (v3 books): applied, buffered for the snapshot, skipped, or a gap.
+    private func depth(_ fields: Fields, _ json: JSONBytes, frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable) -> StreamFrame {
+        guard table.keepsBooks else { return .ignored }
+        guard let symbol = fields.s, symbol.kind == .string, let first = fields.U.flatMap(json.integer),
+              let final = fields.u.flatMap(json.integer), final >= first, let bids = fields.b, let asks = fields.a
+        else { return .dropped(.malformed) }
+        guard let index = table.index(of: json.slice(symbol)) else { return .unwatched }
+        switch table.checkBookSequence(index, first: UInt64(first), final: UInt64(final)) {
+        case .buffer:
+            // No snapshot yet: ask for one (once) and keep the diff for it.
+            table.requestBookSnapshot(index, reason: nil)
+            table.bufferBookDiff(index, frame)
+            return .ignored
+        case .skip:
+            return .dropped(.outOfOrder)
+        case .gap:
+            table.requestBookSnapshot(index, reason: .sequenceGap)
+            table.bufferBookDiff(index, frame)
+            return .data  // the book thrown away is handed on: the engine stops pricing with it
+        case .apply:
+            let time = fields.E.flatMap(json.integer).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            guard table.setBookLevels(index, json, bids, bid: true), table.setBookLevels(index, json, asks, bid: false) else {
+                table.requestBookSnapshot(index, reason: .sequenceGap)
+                return .dropped(.malformed)
+            }
+            if let fault = table.commitBook(index, at: time ?? table.entries[index].exchangeTime ?? .distantPast, snapshot: false) {
+                // A diff that crosses the book or sends an impossible level: a change was lost.
+                table.requestBookSnapshot(index, reason: .sequenceGap)
+                return .dropped(fault == .crossed ? .crossedBook : .invalidPrice)
+            }
+            return .data
+        }
+    }
+
     /// The top-level members a Binance frame may carry.
     private struct Fields {
+        var U: JSONBytes.Value?
         var e: JSONBytes.Value?
         var E: JSONBytes.Value?
         var s: JSONBytes.Value?
@@ -112,6 +199,7 @@ package struct BinanceStream: ExchangeStreamProtocol {
                     case UInt8(ascii: "a"): a = value
                     case UInt8(ascii: "c"): c = value
                     case UInt8(ascii: "u"): u = value
+                    case UInt8(ascii: "U"): U = value
                     default: break
                     }
                 } else if json.matches(start, end, "id") {

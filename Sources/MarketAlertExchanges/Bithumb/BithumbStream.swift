@@ -10,8 +10,20 @@ import MarketAlertKit
 /// second per IP.
 package struct BithumbStream: ExchangeStreamProtocol {
     package let ticket: String
+    /// v3 books: the orderbook units asked for per push (`KRW-BTC.15`), nil: the best level only. Bithumb's
+    /// v1 WebSocket copies Upbit's `{code}.{count}` codes (its docs' example asks `KRW-ETH.3`); every push is
+    /// a full snapshot of that many units, so no sequence is kept and nothing needs a resync.
+    package private(set) var bookUnits: Int?
 
     package init(ticket: String = "marketalertd-\(UUID().uuidString.lowercased())") { self.ticket = ticket }
+
+    /// Books of `levels` levels: the smallest of Upbit's unit counts (1, 5, 15, 30) that covers them, at most
+    /// 30 (the units Bithumb's REST orderbook gives as well).
+    package func keepingBooks(levels: Int) -> BithumbStream? {
+        var configured = self
+        configured.bookUnits = [1, 5, 15, 30].first { $0 >= levels } ?? 30
+        return configured
+    }
 
     package var exchange: ExchangeID { .bithumb }
     package var keepalive: StreamKeepalive { .clientPings(.protocolFrame, every: .seconds(30), window: .seconds(45)) }
@@ -21,7 +33,7 @@ package struct BithumbStream: ExchangeStreamProtocol {
     package func marketID(_ pair: MarketPair) -> String { "\(pair.quote)-\(pair.base)".uppercased() }
 
     package func subscription(for markets: [String]) -> StreamSubscription {
-        UpbitStyleFrames.subscription(ticket: ticket, markets: markets, format: "DEFAULT")
+        UpbitStyleFrames.subscription(ticket: ticket, markets: markets, format: "DEFAULT", bookUnits: bookUnits ?? 1)
     }
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {

@@ -11,8 +11,34 @@ import MarketAlertKit
 ///
 /// Depth-1 order book pushes are snapshots (both sides) or deltas: an empty side list leaves that side as it
 /// was, a level of size 0 removes it; a delta whose only level on a side is removed empties that side.
+///
+/// v3 books (`keepingBooks`): `orderbook.50.<SYMBOL>` (`orderbook.200` beyond 25 levels kept) takes
+/// `orderbook.1`'s place. Its first push after subscribing is a `snapshot`, then `delta`s whose `u` grows by
+/// one per push (Bybit: "normally continuous"); a `snapshot` (also the `u = 1` one after a service restart)
+/// replaces the book. A delta whose `u` is not the last `u + 1` is a gap: the book is thrown away and that
+/// market's book topic is unsubscribed and subscribed again on the connection, which brings a snapshot.
 package struct BybitStream: ExchangeStreamProtocol {
+    /// v3: the depth of the book topic (50 or 200; nil: tickers only, `orderbook.1`).
+    package private(set) var bookDepth: Int?
+
     package init() {}
+
+    package func keepingBooks(levels: Int) -> BybitStream? {
+        var configured = self
+        // The book keeps twice the levels a rule reads (see `BookSide`); spot offers depths 1, 50, 200, 1000.
+        configured.bookDepth = 2 * levels <= 50 ? 50 : 200
+        return configured
+    }
+
+    private var bookTopic: String { "orderbook.\(bookDepth ?? 1)." }
+
+    package var bookResync: StreamBookResync {
+        let topic = bookTopic
+        return .resubscribe { market in
+            [#"{"req_id":"unsub-\#(market)","op":"unsubscribe","args":["\#(topic)\#(market)"]}"#,
+             #"{"req_id":"resync-\#(market)","op":"subscribe","args":["\#(topic)\#(market)"]}"#]
+        }
+    }
 
     package var exchange: ExchangeID { .bybit }
     package var keepalive: StreamKeepalive { .clientPings(.message, every: .seconds(20), window: .seconds(30)) }
@@ -32,7 +58,7 @@ package struct BybitStream: ExchangeStreamProtocol {
         var parts: [[String]] = []
         for start in stride(from: 0, to: markets.count, by: perRequest) {
             let chunk = Array(markets[start..<min(start + perRequest, markets.count)])
-            let topics = chunk.flatMap { ["orderbook.1.\($0)", "tickers.\($0)"] }
+            let topics = chunk.flatMap { ["\(bookTopic)\($0)", "tickers.\($0)"] }
             let id = "sub-\(chunk[0])"
             messages.append("{\"req_id\":\"\(id)\",\"op\":\"subscribe\",\"args\":[\(topics.map { "\"\($0)\"" }.joined(separator: ","))]}")
             acks.insert("req:\(id)")
@@ -75,6 +101,10 @@ package struct BybitStream: ExchangeStreamProtocol {
             return .acked(keys: ["req:\(requestID.map(json.string) ?? "")"], complete: false)
         }
         guard let topic, topic.kind == .string, let data, data.kind == .object else { return .dropped(.unknownMessage) }
+        if table.keepsBooks, json.hasPrefix(topic, "orderbook.") {
+            let snapshot = type.map { json.isString($0, "snapshot") } ?? false
+            return wholeBook(json, data: data, snapshot: snapshot, time: json.millis(time), into: &table)
+        }
         if json.hasPrefix(topic, "orderbook.1.") {
             let snapshot = type.map { json.isString($0, "snapshot") } ?? false
             return book(json, data: data, snapshot: snapshot, time: json.millis(time), into: &table)
@@ -123,6 +153,58 @@ package struct BybitStream: ExchangeStreamProtocol {
             fields.sequenceRestarts = snapshot
         }
         return table.apply(fields, market: json.slice(symbol))
+    }
+
+    /// A v3 book push: a snapshot replaces the book; a delta is applied when its `u` follows the last one.
+    private func wholeBook(
+        _ json: JSONBytes, data: JSONBytes.Value, snapshot: Bool, time: Date?, into table: inout StreamMarketTable
+    ) -> StreamFrame {
+        var symbol: JSONBytes.Value?
+        var updateID: JSONBytes.Value?
+        var bids: JSONBytes.Value?
+        var asks: JSONBytes.Value?
+        json.members(ofObjectAt: data.start) { start, end, value in
+            if json.matches(start, end, "s") { symbol = value }
+            else if json.matches(start, end, "u") { updateID = value }
+            else if json.matches(start, end, "b") { bids = value }
+            else if json.matches(start, end, "a") { asks = value }
+            return true
+        }
+        guard let symbol, symbol.kind == .string, let update = updateID.flatMap(json.integer), let bids, let asks
+        else { return .dropped(.malformed) }
+        guard let index = table.index(of: json.slice(symbol)) else { return .unwatched }
+        let at = time ?? table.entries[index].exchangeTime ?? .distantPast
+        if snapshot {
+            table.beginBookSnapshot(index)
+            guard table.setBookLevels(index, json, bids, bid: true), table.setBookLevels(index, json, asks, bid: false) else {
+                table.invalidateBook(index)
+                return .dropped(.malformed)
+            }
+            if let fault = table.commitBook(index, at: at, snapshot: true) {
+                return .dropped(fault == .crossed ? .crossedBook : .invalidPrice)
+            }
+            table.seedBookSequence(index, lastUpdate: UInt64(update))
+            return .data
+        }
+        switch table.checkBookSequence(index, first: UInt64(update), final: UInt64(update)) {
+        case .buffer:
+            return .ignored  // no snapshot since the book was thrown away: the subscription's own is on its way
+        case .skip:
+            return .dropped(.outOfOrder)
+        case .gap:
+            table.requestBookSnapshot(index, reason: .sequenceGap)
+            return .data
+        case .apply:
+            guard table.setBookLevels(index, json, bids, bid: true), table.setBookLevels(index, json, asks, bid: false) else {
+                table.requestBookSnapshot(index, reason: .sequenceGap)
+                return .dropped(.malformed)
+            }
+            if let fault = table.commitBook(index, at: at, snapshot: false) {
+                table.requestBookSnapshot(index, reason: .sequenceGap)
+                return .dropped(fault == .crossed ? .crossedBook : .invalidPrice)
+            }
+            return .data
+        }
     }
 
     /// The best level of one side: the first `[price, size]` with a size above zero; a list of removals

@@ -42,6 +42,13 @@ package enum FetchMetrics {
             .increment(by: Int64(count))
     }
 
+    /// A book of `exchange` thrown away and rebuilt from a fresh snapshot, by why (`sequence_gap`, `checksum`,
+    /// `reconnect`, `stale`).
+    package static func bookResync(_ exchange: ExchangeID, reason: BookResyncReason) {
+        CoreMetrics.Counter(label: MetricNames.bookResyncs, dimensions: [("exchange", exchange.rawValue), ("reason", reason.rawValue)])
+            .increment()
+    }
+
     /// The `reason` label of a stream drop, or nil for a frame that carried no quote (an unknown message kind).
     package static func reason(_ drop: StreamDropReason) -> String? {
         switch drop {

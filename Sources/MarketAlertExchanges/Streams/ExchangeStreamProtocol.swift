@@ -30,6 +30,25 @@ package protocol ExchangeStreamProtocol: Sendable {
     /// deep, into the table's books (`StreamMarketTable+Books.swift`) with the exchange's integrity rule; nil
     /// (the default) while the exchange has no book adapter, so its depth rules see no book from it.
     func keepingBooks(levels: Int) -> Self?
+    /// v3: how a book the decoder threw away (`StreamMarketTable.requestBookSnapshot`) is rebuilt. The
+    /// default, `.reconnect`, opens a fresh connection whose subscriptions bring every book anew.
+    var bookResync: StreamBookResync { get }
+    /// v3, for `.restSnapshot`: seeds entry `index`'s book from the exchange's REST answer `body` (then
+    /// replays the diffs buffered meanwhile). False when the answer is not a usable snapshot.
+    func seedBook(_ body: UnsafeRawBufferPointer, at index: Int, into table: inout StreamMarketTable, receivedAt: Date) -> Bool
+}
+
+/// How the transport rebuilds a book (v3): the smallest generic step that brings a fresh snapshot.
+package enum StreamBookResync: Sendable {
+    /// Open a replacement connection (make-before-break, as for a server's shutdown notice): its
+    /// subscriptions bring a fresh snapshot of every book.
+    case reconnect
+    /// Send these messages on the serving connection (e.g. unsubscribe and subscribe that market's book:
+    /// the exchange answers a subscription with a snapshot).
+    case resubscribe(@Sendable (_ market: String) -> [String])
+    /// GET `path(market)` (path and query) under the exchange's REST base URL and hand the body to
+    /// `seedBook` (Binance's `/api/v3/depth`); retried with backoff while it fails.
+    case restSnapshot(path: @Sendable (_ market: String) -> String)
 }
 
 extension ExchangeStreamProtocol {
@@ -39,6 +58,10 @@ extension ExchangeStreamProtocol {
     package var reconnectFloor: Duration { .zero }
     package var endpointRequest: StreamEndpointRequest? { nil }
     package func keepingBooks(levels: Int) -> Self? { nil }
+    package var bookResync: StreamBookResync { .reconnect }
+    package func seedBook(_ body: UnsafeRawBufferPointer, at index: Int, into table: inout StreamMarketTable, receivedAt: Date) -> Bool {
+        false
+    }
 }
 
 /// The subscription plan for one connection.

@@ -117,6 +117,8 @@ package final class StreamIntake: Sendable {
         let outcome: (frame: StreamFrame, report: Bool)? = state.withLock { state in
             state.table.connection = id.raw
             let frame = decode(buffer, compressed: compressed, into: &state.table, receivedAt: now)
+            // A book to rebuild: the driver must hear of this frame, whatever it was, to take the request.
+            let resync = !state.table.bookRequests.isEmpty
             guard let slot = state.slots.firstIndex(where: { $0.id == id }) else {
                 // A link the machine gave up (closing): its market data is not handed on, but what the
                 // exchange answered still counts (Kraken refuses markets one frame each, and the first
@@ -137,9 +139,9 @@ package final class StreamIntake: Sendable {
                         state.pending.append(index)
                     }
                 }
-                return (frame, !state.slots[slot].live)
+                return (frame, resync || !state.slots[slot].live)
             case .heartbeat, .ignored, .unwatched, .dropped:
-                return (frame, !state.slots[slot].live)
+                return (frame, resync || !state.slots[slot].live)
             case .acked, .rejected, .shutdownNotice, .reply:
                 return (frame, true)
             }
@@ -147,6 +149,36 @@ package final class StreamIntake: Sendable {
         guard let outcome else { return nil }
         count(outcome.frame)
         return outcome.report ? outcome.frame : nil
+    }
+
+    /// Books the decoder threw away or never had, to be rebuilt by the transport (v3).
+    package func takeBookRequests() -> [BookSnapshotRequest] {
+        state.withLock { $0.table.takeBookRequests() }
+    }
+
+    /// The transport could not carry out a request for entry `index` (a later diff may ask again).
+    package func forgetBookRequest(_ index: Int) {
+        state.withLock { $0.table.forgetBookRequest(index) }
+    }
+
+    /// A REST snapshot of entry `index`'s book (`StreamBookResync.restSnapshot`): seeded by the decoder and
+    /// handed on like a frame's changes. False when the answer was no usable snapshot.
+    package func seedBook(_ body: Data, at index: Int) -> Bool {
+        let now = clock.now()
+        let seeded = state.withLock { state in
+            state.table.beginFrame()
+            let seeded = body.withUnsafeBytes { decoder.seedBook($0, at: index, into: &state.table, receivedAt: now) }
+            for touched in state.table.touched {
+                state.receivedAt[touched] = now
+                if !state.isPending[touched] {
+                    state.isPending[touched] = true
+                    state.pending.append(touched)
+                }
+            }
+            return seeded
+        }
+        flush()
+        return seeded
     }
 
     /// The read is done: hands on the markets its frames changed, the latest value of each, in one batch.

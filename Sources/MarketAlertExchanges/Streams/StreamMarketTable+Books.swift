@@ -51,4 +51,129 @@ extension StreamMarketTable {
     /// Entry `index`'s book, read in place.
     package func book(_ index: Int) -> OrderBook? { entries[index].book }
 
+    // MARK: Resync (a fresh snapshot, fetched or asked for by the transport)
+
+    /// Entry `index`'s book needs a fresh snapshot: it is thrown away (out of sync, its sequence forgotten,
+    /// diffs buffered for the old snapshot dropped), the engine is told, and the transport is asked, once
+    /// until it takes the request, to rebuild it the exchange's way (`ExchangeStreamProtocol.bookResync`).
+    /// `reason` nil: the first snapshot of a book that never had one (not a resync, not counted).
+    package mutating func requestBookSnapshot(_ index: Int, reason: BookResyncReason?) {
+        guard entries[index].book != nil else { return }
+        if entries[index].book?.isSynced == true || reason != nil { invalidateBook(index) }
+        // Asked for already: the diffs buffered since are kept for the snapshot on its way.
+        guard !entries[index].bookRequested else { return }
+        entries[index].bookSequence.reset()
+        entries[index].bookBuffer.removeAll(keepingCapacity: true)
+        entries[index].bookRequested = true
+        bookRequests.append(BookSnapshotRequest(index: index, market: entries[index].market, reason: reason))
+    }
+
+    /// The requests recorded since the last call (the transport acts on each).
+    package mutating func takeBookRequests() -> [BookSnapshotRequest] {
+        guard !bookRequests.isEmpty else { return [] }
+        let taken = bookRequests
+        bookRequests.removeAll(keepingCapacity: true)
+        return taken
+    }
+
+    /// The transport gave up on a request (its connection closed, the fetch failed for good): the next diff
+    /// may ask again.
+    package mutating func forgetBookRequest(_ index: Int) {
+        entries[index].bookRequested = false
+    }
+
+    /// Applies the sequence rule of a diff stream to a diff of entry `index` covering updates `first...final`.
+    package mutating func checkBookSequence(_ index: Int, first: UInt64, final: UInt64) -> BookSequence.Verdict {
+        entries[index].bookSequence.check(first: first, final: final)
+    }
+
+    /// A snapshot whose last update is `id` seeds entry `index`'s book numbering (its request is answered).
+    package mutating func seedBookSequence(_ index: Int, lastUpdate id: UInt64) {
+        entries[index].bookSequence.snapshot(id)
+        entries[index].bookRequested = false
+    }
+
+    /// Keeps a diff of entry `index` until its snapshot arrives. At most `bookBufferLimit` bytes are kept per
+    /// market: beyond, the oldest are dropped (the snapshot, fetched later, covers them).
+    package mutating func bufferBookDiff(_ index: Int, _ frame: UnsafeRawBufferPointer) {
+        guard entries[index].book != nil, frame.count < Self.bookBufferLimit else { return }
+        if entries[index].bookBuffer.count + frame.count + 4 > Self.bookBufferLimit {
+            entries[index].bookBuffer.removeAll(keepingCapacity: true)
+        }
+        let length = UInt32(frame.count)
+        for shift in stride(from: 0, to: 32, by: 8) { entries[index].bookBuffer.append(UInt8(truncatingIfNeeded: length >> shift)) }
+        entries[index].bookBuffer.append(contentsOf: frame)
+    }
+
+    /// Hands each buffered diff of entry `index` to `body`, oldest first, and empties the buffer (its storage
+    /// is kept for the next resync).
+    package mutating func replayBookDiffs(_ index: Int, _ body: (inout StreamMarketTable, UnsafeRawBufferPointer) -> Void) {
+        var buffer: [UInt8] = []
+        swap(&buffer, &entries[index].bookBuffer)
+        buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset + 4 <= bytes.count {
+                var length = 0
+                for shift in 0..<4 { length |= Int(bytes[offset + shift]) << (8 * shift) }
+                offset += 4
+                guard offset + length <= bytes.count else { break }
+                body(&self, UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
+                offset += length
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+        if entries[index].bookBuffer.isEmpty { swap(&buffer, &entries[index].bookBuffer) }
+    }
+
+    /// Sets every `[price, size]` level of a JSON array (Binance, Bybit, OKX shape) on one side of entry
+    /// `index`'s book (size 0 removes a level). False when the array is not that shape.
+    package mutating func setBookLevels(_ index: Int, _ json: JSONBytes, _ levels: JSONBytes.Value, bid: Bool) -> Bool {
+        guard levels.kind == .array else { return false }
+        var shapeOK = true
+        let end = json.elements(ofArrayAt: levels.start) { level in
+            guard level.kind == .array else { shapeOK = false; return false }
+            var count = 0
+            var price = -1.0
+            var size = -1.0
+            json.elements(ofArrayAt: level.start) { part in
+                if count == 0 { price = json.quantity(part) ?? -1 } else if count == 1 { size = json.quantity(part) ?? -1 }
+                count += 1
+                return true
+            }
+            guard count >= 2 else { shapeOK = false; return false }
+            setBookLevel(index, bid: bid, price: price, size: size)
+            return true
+        }
+        return shapeOK && end != nil
+    }
+
+    /// Bytes of diffs kept per market while its snapshot is fetched.
+    package static let bookBufferLimit = 1 << 20
+}
+
+/// Why a book was thrown away and rebuilt (`marketalertd_book_resyncs_total{reason}`, `http-api.md` v3).
+package enum BookResyncReason: String, Sendable, Equatable, CaseIterable {
+    /// A diff is missing (its first update id does not follow the last one applied), or a diff left the
+    /// book crossed (a change was lost).
+    case sequenceGap = "sequence_gap"
+    /// The exchange's checksum of the book disagrees with ours.
+    case checksum
+    /// The connection was replaced and the book could not be carried over.
+    case reconnect
+    /// The book stopped changing for longer than the stream's freshness window.
+    case stale
+}
+
+/// A book the transport must rebuild: entry `index` of the table (market id `market`).
+package struct BookSnapshotRequest: Sendable, Equatable {
+    package var index: Int
+    package var market: String
+    /// Nil: the book's first snapshot, not a resync.
+    package var reason: BookResyncReason?
+
+    package init(index: Int, market: String, reason: BookResyncReason?) {
+        self.index = index
+        self.market = market
+        self.reason = reason
+    }
 }

@@ -23,13 +23,21 @@ package struct StreamMarketTable: Sendable {
         package var staleSequences = 0
         /// The market's order book at depth (nil: no `basis: depth` rule watches this exchange).
         package var book: OrderBook?
+        /// The book's update numbering, for exchanges whose book stream is a diff stream (Binance `U`/`u`,
+        /// Bybit `u`); see `BookSequence`.
+        package var bookSequence = BookSequence()
+        /// Diffs read while the book waits for its snapshot (each one length-prefixed), replayed by the
+        /// decoder when the snapshot is seeded (`StreamMarketTable+Books.swift`).
+        package var bookBuffer: [UInt8] = []
+        /// A fresh snapshot of this book was asked for and not yet taken by the transport.
+        package var bookRequested = false
     }
 
     /// After this many frames in a row whose update id is not newer, the exchange is taken to have restarted
     /// its numbering (a service restart without a snapshot): the next one is applied and its id kept.
     package static let sequenceRestartAfter = 100
 
-    package private(set) var entries: [Entry]
+    package internal(set) var entries: [Entry]
     /// FNV-1a of the id bytes → entry index; a hash shared by two ids maps to -1 (then a linear search).
     private let byHash: [UInt64: Int]
     /// Entries changed by the current frame.
@@ -40,6 +48,9 @@ package struct StreamMarketTable: Sendable {
     package var scratch: [UInt8] = []
     /// The connection the frame being decoded came from (the intake sets it; 0 outside the daemon's path).
     package var connection: UInt64 = 0
+    /// Books thrown away (or never seeded) whose fresh snapshot the transport must fetch or ask for
+    /// (`requestBookSnapshot`, `takeBookRequests`); empty for tables without books.
+    package internal(set) var bookRequests: [BookSnapshotRequest] = []
     /// Channel numbers the exchange gave markets when it acknowledged them, per connection (Bitfinex's data
     /// frames name a `chanId`, not the market); empty for the other exchanges.
     private var channels: [ChannelKey: Int] = [:]

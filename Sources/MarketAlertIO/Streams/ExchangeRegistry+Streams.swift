@@ -17,7 +17,8 @@ extension ExchangeRegistry {
         if settings.booksWanted, let withBooks = protocolDescription.keepingBooks(levels: settings.depthLevels) {
             return WebSocketStreamSource(
                 protocol: withBooks, url: url, staleAfter: settings.staleAfter, clock: context.clock,
-                counters: context.counters(settings.id), logger: context.logger, depthLevels: settings.depthLevels)
+                counters: context.counters(settings.id), logger: context.logger, depthLevels: settings.depthLevels,
+                restBaseURL: settings.baseURL)
         }
         return WebSocketStreamSource(
             protocol: protocolDescription, url: url, staleAfter: settings.staleAfter, clock: context.clock,

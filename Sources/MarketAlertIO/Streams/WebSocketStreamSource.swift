@@ -1,4 +1,5 @@
 import Foundation
+import AsyncHTTPClient
 import Logging
 import MarketAlertCore
 import NIOCore
@@ -23,14 +24,21 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
     let endpoint: StreamEndpointResolver?
     /// v3: order-book levels each market's book keeps (nil: tickers only).
     let depthLevels: Int?
+    /// v3: the exchange's REST API, for book snapshots fetched by the transport (`StreamBookResync.restSnapshot`).
+    let restBaseURL: URL?
+    /// Gets those snapshots (the process's shared HTTP client).
+    let bookFetcher: any HTTPFetcher
 
     package init(
         protocol protocolDescription: P, url: URL, staleAfter: Duration = .seconds(30), clock: any DaemonClock,
         connector: WebSocketConnector = WebSocketConnector(), counters: StreamCounters = StreamCounters(),
         reconnect: StreamReconnectPolicy? = nil, connectTimeout: Duration = .seconds(10), ackTimeout: Duration = .seconds(10),
-        random: @escaping @Sendable () -> Double = StreamJitter.make(), logger: Logger? = nil, depthLevels: Int? = nil
+        random: @escaping @Sendable () -> Double = StreamJitter.make(), logger: Logger? = nil, depthLevels: Int? = nil,
+        restBaseURL: URL? = nil
     ) {
         self.depthLevels = depthLevels
+        self.restBaseURL = restBaseURL
+        self.bookFetcher = AsyncHTTPFetcher(client: .shared, clock: clock)
         self.protocolDescription = protocolDescription
         self.url = url
         self.staleAfter = staleAfter
@@ -74,4 +82,6 @@ enum StreamDriverEvent: Sendable {
     /// A frame the intake decoded that the state machine must hear of.
     case frame(StreamLinkID, StreamFrame)
     case tick(Date)
+    /// A REST snapshot of a book the transport fetched (`StreamBookResync.restSnapshot`).
+    case bookSnapshot(BookSnapshotRequest, Data)
 }
