@@ -50,11 +50,12 @@ package enum BitgetWire {
               !args.isEmpty, args.count <= 50 else { return [invalid] }
         var replies: [WireReply] = []
         for (position, arg) in args.enumerated() {
-            guard arg["instType"] as? String == "SPOT", arg["channel"] as? String == "ticker", let instrument = arg["instId"] as? String,
-                  WireJSON.matches(instrument, #"^[A-Z0-9]+$"#)
+            // `books` (v3 depth) is answered like `ticker`: one ack per arg.
+            guard arg["instType"] as? String == "SPOT", let channel = arg["channel"] as? String, channel == "ticker" || channel == "books",
+                  let instrument = arg["instId"] as? String, WireJSON.matches(instrument, #"^[A-Z0-9]+$"#)
             else { return [invalid] }
-            let echo = "{\"instType\":\"SPOT\",\"channel\":\"ticker\",\"instId\":\"\(instrument)\"}"
-            let refusal = "{\"event\":\"error\",\"arg\":\(echo),\"code\":30001,\"msg\":\"instType:SPOT,channel:ticker,instId:\(instrument) doesn't exist\",\"op\":\"subscribe\"}"
+            let echo = "{\"instType\":\"SPOT\",\"channel\":\"\(channel)\",\"instId\":\"\(instrument)\"}"
+            let refusal = "{\"event\":\"error\",\"arg\":\(echo),\"code\":30001,\"msg\":\"instType:SPOT,channel:\(channel),instId:\(instrument) doesn't exist\",\"op\":\"subscribe\"}"
             if knobs.refused.contains(instrument) {
                 replies.append(.text(refusal))
                 continue

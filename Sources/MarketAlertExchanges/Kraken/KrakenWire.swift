@@ -53,14 +53,19 @@ package enum KrakenWire {
         if method == "ping" {
             return knobs.answerPings ? [.text("{\"method\":\"pong\",\"req_id\":\(requestID),\(times)}")] : []
         }
-        guard method == "subscribe", let params = request["params"] as? [String: Any], params["channel"] as? String == "ticker",
-              params["event_trigger"] as? String == "bbo", let symbols = params["symbol"] as? [String], !symbols.isEmpty,
+        // `ticker` with `event_trigger: bbo`, or (v3 depth) `book` at one of Kraken's depths.
+        let params = request["params"] as? [String: Any] ?? [:]
+        let ticker = params["channel"] as? String == "ticker" && params["event_trigger"] as? String == "bbo"
+        let depth = params["depth"] as? Int ?? 10
+        let book = params["channel"] as? String == "book" && [10, 25, 100, 500, 1000].contains(depth)
+        guard method == "subscribe", ticker || book, let symbols = params["symbol"] as? [String], !symbols.isEmpty,
               symbols.allSatisfy({ WireJSON.matches($0, #"^[A-Z0-9]+/[A-Z0-9]+$"#) })
         else {
             return [.text("{\"error\":\"Invalid request\",\"method\":\"subscribe\",\"req_id\":\(requestID),\"success\":false,\(times)}")]
         }
+        let result = ticker ? "\"channel\":\"ticker\",\"event_trigger\":\"bbo\"" : "\"channel\":\"book\",\"depth\":\(depth)"
         return symbols.enumerated().compactMap { position, symbol -> WireReply? in
-            let ack = "{\"method\":\"subscribe\",\"result\":{\"channel\":\"ticker\",\"event_trigger\":\"bbo\",\"snapshot\":true,\"symbol\":\"\(symbol)\"},\"success\":true,\(times),\"req_id\":\(requestID)}"
+            let ack = "{\"method\":\"subscribe\",\"result\":{\(result),\"snapshot\":true,\"symbol\":\"\(symbol)\"},\"success\":true,\(times),\"req_id\":\(requestID)}"
             func refusal(_ error: String) -> WireReply {
                 .text("{\"error\":\"\(error)\",\"method\":\"subscribe\",\"req_id\":\(requestID),\"success\":false,\"symbol\":\"\(symbol)\",\(times)}")
             }

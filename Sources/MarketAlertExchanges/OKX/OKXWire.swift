@@ -46,15 +46,16 @@ package enum OKXWire {
               !args.isEmpty else { return [invalid] }
         var replies: [WireReply] = []
         for (position, arg) in args.enumerated() {
-            guard arg["channel"] as? String == "tickers", let instrument = arg["instId"] as? String,
+            // `books` (v3 depth) is answered like `tickers`: one ack per instrument.
+            guard let channel = arg["channel"] as? String, channel == "tickers" || channel == "books", let instrument = arg["instId"] as? String,
                   WireJSON.matches(instrument, #"^[A-Z0-9]+-[A-Z0-9]+$"#)
             else { return [invalid] }
-            let refusal = "{\"event\":\"error\",\"code\":\"60018\",\"msg\":\"Wrong URL or channel:tickers,instId:\(instrument) doesn't exist\",\"connId\":\"a4d3ae55\"}"
+            let refusal = "{\"event\":\"error\",\"code\":\"60018\",\"msg\":\"Wrong URL or channel:\(channel),instId:\(instrument) doesn't exist\",\"connId\":\"a4d3ae55\"}"
             if knobs.refused.contains(instrument) {
                 replies.append(.text(refusal))
                 continue
             }
-            let ack = "{\"event\":\"subscribe\",\"arg\":{\"channel\":\"tickers\",\"instId\":\"\(instrument)\"},\"connId\":\"a4d3ae55\"}"
+            let ack = "{\"event\":\"subscribe\",\"arg\":{\"channel\":\"\(channel)\",\"instId\":\"\(instrument)\"},\"connId\":\"a4d3ae55\"}"
             switch knobs.mode {
             case .ack: replies.append(.text(ack))
             case .partial where position == 0: replies.append(.text(ack))
