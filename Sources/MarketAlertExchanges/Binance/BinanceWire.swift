@@ -58,7 +58,7 @@ package enum BinanceWire {
             return [.text(#"{"error":{"code":3,"msg":"Invalid JSON: expected an object with an id"},"id":null}"#)]
         }
         guard request["method"] as? String == "SUBSCRIBE", let params = request["params"] as? [String], !params.isEmpty,
-              params.allSatisfy({ WireJSON.matches($0, #"^[a-z0-9]+@(bookTicker|ticker)$"#) })
+              params.allSatisfy({ WireJSON.matches($0, #"^[a-z0-9]+@(bookTicker|ticker|depth@100ms)$"#) })
         else {
             return [.text("{\"error\":{\"code\":2,\"msg\":\"Invalid request: unknown method or stream name\"},\"id\":\(id)}")]
         }

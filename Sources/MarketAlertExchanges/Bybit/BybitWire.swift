@@ -51,8 +51,12 @@ package enum BybitWire {
         if op == "ping" {
             return knobs.answerPings ? [.text(#"{"success":true,"ret_msg":"pong","conn_id":"cl9hh1rfv5v9","op":"ping"}"#)] : []
         }
+        // v3 books: a resync unsubscribes a book topic before subscribing it again.
+        if op == "unsubscribe" {
+            return [.text("{\"success\":true,\"ret_msg\":\"\",\"conn_id\":\"cl9hh1rfv5v9\",\"req_id\":\"\(requestID)\",\"op\":\"unsubscribe\"}")]
+        }
         guard op == "subscribe", let args = request["args"] as? [String], !args.isEmpty, args.count <= 10,
-              args.allSatisfy({ WireJSON.matches($0, #"^(orderbook\.1|tickers)\.[A-Z0-9]+$"#) })
+              args.allSatisfy({ WireJSON.matches($0, #"^(orderbook\.(1|50|200)|tickers)\.[A-Z0-9]+$"#) })
         else {
             return [.text("{\"success\":false,\"ret_msg\":\"error:args invalid or more than 10\",\"conn_id\":\"cl9hh1rfv5v9\",\"req_id\":\"\(requestID)\",\"op\":\"subscribe\"}")]
         }
