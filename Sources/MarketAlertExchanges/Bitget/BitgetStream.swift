@@ -23,6 +23,15 @@ package struct BitgetStream: ExchangeStreamProtocol {
         return configured
     }
 
+    /// A book that failed its checksum: unsubscribed and subscribed again on the same connection, and Bitget
+    /// answers the subscription with a fresh snapshot.
+    package var bookResync: StreamBookResync {
+        .resubscribe { market in
+            [#"{"op":"unsubscribe","args":[{"instType":"SPOT","channel":"books","instId":"\#(market)"}]}"#,
+             #"{"op":"subscribe","args":[{"instType":"SPOT","channel":"books","instId":"\#(market)"}]}"#]
+        }
+    }
+
     package var exchange: ExchangeID { .bitget }
     package var keepalive: StreamKeepalive { .clientPings(.message, every: .seconds(30), window: .seconds(45)) }
     package var pingMessage: String { "ping" }

@@ -80,6 +80,7 @@ package enum KrakenBook {
         if let fault = books.publish(index, into: &table, at: time ?? receivedAt, verified: verified) {
             if fault == .checksum { return .data }  // the engine hears at once that the book is unusable
             books.fail(index)
+            TextBooks.lost(index, in: &table, fault: fault)  // a crossed book: a change was lost
             return .dropped(fault == .crossed ? .crossedBook : .invalidPrice)
         }
         return .data

@@ -23,6 +23,16 @@ package struct KrakenStream: ExchangeStreamProtocol {
         return configured
     }
 
+    /// A book that failed its checksum: unsubscribed and subscribed again on the same connection, and Kraken
+    /// answers the subscription with a fresh snapshot.
+    package var bookResync: StreamBookResync {
+        let depth = bookDepth ?? 10
+        return .resubscribe { market in
+            ["{\"method\":\"unsubscribe\",\"params\":{\"channel\":\"book\",\"symbol\":[\"\(market)\"],\"depth\":\(depth)},\"req_id\":3}",
+             "{\"method\":\"subscribe\",\"params\":{\"channel\":\"book\",\"symbol\":[\"\(market)\"],\"depth\":\(depth),\"snapshot\":true},\"req_id\":4}"]
+        }
+    }
+
     package var exchange: ExchangeID { .kraken }
     package var keepalive: StreamKeepalive { .serverDriven(window: .seconds(10)) }
 

@@ -55,6 +55,12 @@ package enum KrakenWire {
         }
         // `ticker` with `event_trigger: bbo`, or (v3 depth) `book` at one of Kraken's depths.
         let params = request["params"] as? [String: Any] ?? [:]
+        // A book's resync unsubscribes it first: one answer per symbol.
+        if method == "unsubscribe", params["channel"] as? String == "book", let symbols = params["symbol"] as? [String] {
+            return symbols.map { symbol in
+                .text("{\"method\":\"unsubscribe\",\"result\":{\"channel\":\"book\",\"depth\":\(params["depth"] as? Int ?? 10),\"symbol\":\"\(symbol)\"},\"success\":true,\(times),\"req_id\":\(requestID)}")
+            }
+        }
         let ticker = params["channel"] as? String == "ticker" && params["event_trigger"] as? String == "bbo"
         let depth = params["depth"] as? Int ?? 10
         let book = params["channel"] as? String == "book" && [10, 25, 100, 500, 1000].contains(depth)

@@ -23,6 +23,15 @@ package struct OKXStream: ExchangeStreamProtocol {
         return configured
     }
 
+    /// A book that failed its checksum: unsubscribed and subscribed again on the same connection, and OKX
+    /// answers the subscription with a fresh snapshot.
+    package var bookResync: StreamBookResync {
+        .resubscribe { market in
+            [#"{"op":"unsubscribe","args":[{"channel":"books","instId":"\#(market)"}]}"#,
+             #"{"op":"subscribe","args":[{"channel":"books","instId":"\#(market)"}]}"#]
+        }
+    }
+
     package var exchange: ExchangeID { .okx }
     package var keepalive: StreamKeepalive { .clientPings(.message, every: .seconds(20), window: .seconds(30)) }
     package var pingMessage: String { "ping" }

@@ -42,8 +42,14 @@ package enum OKXWire {
     static func persona(_ text: String, _ knobs: PersonaKnobs) -> [WireReply] {
         if text == "ping" { return knobs.answerPings ? [.text("pong")] : [] }
         let invalid = WireReply.text(#"{"event":"error","code":"60012","msg":"Invalid request","connId":"a4d3ae55"}"#)
-        guard let request = WireJSON.object(text), request["op"] as? String == "subscribe", let args = request["args"] as? [[String: Any]],
-              !args.isEmpty else { return [invalid] }
+        guard let request = WireJSON.object(text), let op = request["op"] as? String, op == "subscribe" || op == "unsubscribe",
+              let args = request["args"] as? [[String: Any]], !args.isEmpty else { return [invalid] }
+        // A book's resync unsubscribes it first: one `unsubscribe` event per arg.
+        if op == "unsubscribe" {
+            return args.map { arg in
+                .text("{\"event\":\"unsubscribe\",\"arg\":{\"channel\":\"\(arg["channel"] as? String ?? "")\",\"instId\":\"\(arg["instId"] as? String ?? "")\"},\"connId\":\"a4d3ae55\"}")
+            }
+        }
         var replies: [WireReply] = []
         for (position, arg) in args.enumerated() {
             // `books` (v3 depth) is answered like `tickers`: one ack per instrument.

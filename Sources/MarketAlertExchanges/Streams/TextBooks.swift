@@ -246,10 +246,11 @@ package struct TextBooks: Sendable {
 
     // MARK: Publishing
 
-    /// The resync hook: entry `market`'s book failed its exchange's integrity rule (`fault`) or carried an
-    /// unusable level; it is unusable (and the engine told) until the exchange's next snapshot.
+    /// Entry `market`'s book failed its exchange's integrity rule (`fault`) or carried an unusable level: it is
+    /// unusable (and the engine told) until the exchange's next snapshot, which the transport asks for the
+    /// exchange's way (`ExchangeStreamProtocol.bookResync`; counted by reason).
     package static func lost(_ market: Int, in table: inout StreamMarketTable, fault: OrderBook.Fault) {
-        table.invalidateBook(market)
+        table.requestBookSnapshot(market, reason: fault == .checksum ? .checksum : .sequenceGap)
     }
 
     /// Makes `market`'s `OrderBook` in the table its top levels (the book's own capacity), at `time`: in sync

@@ -84,6 +84,7 @@ package enum OKXStyleBooks {
         if let fault = books.publish(index, into: &table, at: time, verified: verified) {
             if fault == .checksum { return .data }  // the engine hears at once that the book is unusable
             books.fail(index)
+            TextBooks.lost(index, in: &table, fault: fault)  // a crossed book: a change was lost
             return .dropped(fault == .crossed ? .crossedBook : .invalidPrice)
         }
         return .data

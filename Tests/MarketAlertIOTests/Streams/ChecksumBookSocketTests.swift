@@ -6,8 +6,9 @@ import Testing
 
 /// OKX, Bitget and Kraken books on real sockets: a local server speaking each exchange's protocol (its wire
 /// kit's persona acknowledges `books`/`book` as the exchange does) pushes recorded frames; the stream's
-/// quotes carry the book, a bad checksum makes it unusable, later changes do not revive it, and after a
-/// reconnect the new subscription's snapshot makes it usable again.
+/// quotes carry the book, a bad checksum makes it unusable, later changes do not revive it, the transport
+/// unsubscribes and subscribes that book again on the same connection and the snapshot that answers makes
+/// it usable; after a reconnect the new subscription's snapshot does the same.
 @Suite struct ChecksumBookSocketTests {
     struct BookCase: Sendable, CustomStringConvertible {
         var name: String
@@ -69,7 +70,7 @@ import Testing
     }
 
     @Test(arguments: cases)
-    func booksOverASocketWithABadChecksumAndAReconnect(_ c: BookCase) async throws {
+    func booksOverASocketWithABadChecksumAResyncAndAReconnect(_ c: BookCase) async throws {
         let lines = try Fixtures.string(c.file).split(separator: "\n").map(String.init).filter { $0.contains("\"\(c.market)\"") }
         #expect(lines.count >= 20)
         // What the frames make of the book, decoded here: the stream must hand on the same book.
@@ -94,6 +95,16 @@ import Testing
             try await h.settle()
             #expect(h.quotes.dropFirst(quotes).allSatisfy { $0.depth?.isSynced != true })
             #expect(h.counters.snapshot.droppedTotal == 0)
+            // The transport asks for a fresh snapshot on the same connection: unsubscribe, subscribe again.
+            try await h.waitFor("the book unsubscribed and subscribed again") { h in
+                let texts = h.server.connections[0].texts
+                guard let drop = texts.lastIndex(where: { $0.contains("unsubscribe") && $0.contains(c.market) }) else { return false }
+                return texts[(drop + 1)...].contains { $0.contains("\"subscribe\"") && $0.contains(c.market) && $0.contains(c.bookTopic) }
+            }
+            #expect(h.server.connections.count == 1)
+            h.server.push(lines[0])
+            try await h.waitFor("the fresh snapshot") { $0.latest(c.market)?.depth?.isSynced == true }
+            #expect(h.downs.isEmpty, "\(h.downs)")
 
             // A new connection subscribes again and its snapshot makes the book usable.
             h.server.closeAbruptly()

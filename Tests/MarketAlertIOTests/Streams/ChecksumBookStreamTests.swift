@@ -115,6 +115,17 @@ import Testing
         #expect(decode(try withChecksum(lines[2], "12345"), stream, &table) == .data)
         #expect(table.touched == [0])
         #expect(table.book(0)?.isSynced == false)
+        // The transport is asked for a fresh snapshot, once, counted as a checksum resync.
+        #expect(table.takeBookRequests() == [BookSnapshotRequest(index: 0, market: "BTC-USDT", reason: .checksum)])
+        guard case .resubscribe(let messages) = stream.bookResync else {
+            Issue.record("OKX resyncs a book on the serving connection")
+            return
+        }
+        #expect(messages("BTC-USDT") == [
+            #"{"op":"unsubscribe","args":[{"channel":"books","instId":"BTC-USDT"}]}"#,
+            #"{"op":"subscribe","args":[{"channel":"books","instId":"BTC-USDT"}]}"#,
+        ])
+        table.forgetBookRequest(0)
         // Later changes build on a book known to be wrong: ignored until a snapshot.
         #expect(decode(lines[3], stream, &table) == .ignored)
         #expect(table.book(0)?.isSynced == false)
@@ -187,6 +198,7 @@ import Testing
         #expect(decode(lines[0], stream, &table) == .data)
         #expect(decode(try withChecksum(lines[1], "0"), stream, &table) == .data)
         #expect(table.book(0)?.isSynced == false)
+        #expect(table.takeBookRequests().map(\.reason) == [.checksum])
         #expect(decode(lines[2], stream, &table) == .ignored)
         #expect(decode(lines[0], stream, &table) == .data)
         #expect(table.book(0)?.isSynced == true)
@@ -246,6 +258,12 @@ import Testing
         #expect(decode(try withChecksum(lines[2], "1"), stream, &table) == .data)
         let index = try #require(table.entries.firstIndex { $0.market == "BTC/CHF" })
         #expect(table.book(index)?.isSynced == false)
+        #expect(table.takeBookRequests() == [BookSnapshotRequest(index: index, market: "BTC/CHF", reason: .checksum)])
+        guard case .resubscribe(let messages) = stream.bookResync else {
+            Issue.record("Kraken resyncs a book on the serving connection")
+            return
+        }
+        #expect(messages("BTC/CHF").last == #"{"method":"subscribe","params":{"channel":"book","symbol":["BTC/CHF"],"depth":1000,"snapshot":true},"req_id":4}"#)
         #expect(decode(lines[3], stream, &table) == .ignored)
         #expect(decode(lines[0], stream, &table) == .data)
         #expect(table.book(index)?.isSynced == true)
