@@ -120,6 +120,11 @@ do {
         print(allocationTable)
         verdicts += allocationVerdicts
 
+        print("\nDepth messages with checksums (v3 books: OKX, Bitget, Kraken recorded messages, CRC-32 checked, 20 levels kept)")
+        let (checksumDepthTable, checksumDepthVerdicts) = try ChecksumDepthBenchmark.run()
+        print(checksumDepthTable)
+        verdicts += checksumDepthVerdicts
+
         print("\nPremium history (context percentile, sampling in the evaluation, batch write per interval)")
         let history = try await HistoryBenchmark(markets: markets).run(iterations: options.evalIterations)
         let (historyTable, historyVerdicts) = HistoryBenchmark.report(history)
