@@ -120,6 +120,11 @@ do {
         print(allocationTable)
         verdicts += allocationVerdicts
 
+        print("\nDepth messages (v3 books: one message applied to a 20-level book, per adapter)")
+        let (depthTable, depthVerdicts) = DepthApplyBenchmark.run()
+        print(depthTable)
+        verdicts += depthVerdicts
+
         print("\nDepth messages with checksums (v3 books: OKX, Bitget, Kraken recorded messages, CRC-32 checked, 20 levels kept)")
         let (checksumDepthTable, checksumDepthVerdicts) = try ChecksumDepthBenchmark.run()
         print(checksumDepthTable)

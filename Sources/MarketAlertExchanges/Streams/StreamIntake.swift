@@ -196,6 +196,9 @@ package final class StreamIntake: Sendable {
             state.pending.removeAll(keepingCapacity: true)
             // Under the lock: two links' batches reach the consumer in the order they were read.
             emit(.quotes(state.batch))
+            // Let go of the quotes at once: a quote's order book shares the table's level storage, which the
+            // next frame changes in place only while nothing else holds it (else each change would copy it).
+            state.batch.removeAll(keepingCapacity: true)
         }
     }
 
