@@ -295,3 +295,72 @@ import Testing
         #expect(date("not a time at all, no") == nil)
     }
 }
+
+/// The text-level book behind the three checksums, level by level.
+@Suite struct TextBooksTests {
+    func crc(_ text: String) -> UInt32 { Array(text.utf8).withUnsafeBytes { CRC32.checksum($0) } }
+
+    func set(_ books: inout TextBooks, bid: Bool, _ price: String, _ size: String, losesDropped: Bool = true) -> Bool {
+        Array(price.utf8).withUnsafeBytes { priceText in
+            Array(size.utf8).withUnsafeBytes { sizeText in
+                books.set(
+                    0, bid: bid, price: Double(price) ?? .nan, size: Double(size) ?? .nan, priceText: priceText, sizeText: sizeText,
+                    losesDropped: losesDropped)
+            }
+        }
+    }
+
+    @Test func levelsBeyondTheCapacityAreCutAndACutSideBelowTheCheckedDepthCannotBeVerified() {
+        var table = StreamMarketTable(pairs: [MarketPair(base: "BTC", quote: "USDT")], marketID: { _ in "BTC-USDT" }, depthLevels: 5)
+        var books = TextBooks.adopt(from: &table, capacity: 30)
+        defer { books.release(into: &table) }
+        #expect(!books.isLive(0))  // no snapshot yet
+        books.beginSnapshot(0)
+        #expect(books.isLive(0))
+        for level in 0..<40 {
+            #expect(set(&books, bid: true, "\(100 - level)", "1"))
+            #expect(set(&books, bid: false, "\(101 + level)", "2"))
+        }
+        #expect(books.count(0, bid: true) == 30 && books.count(0, bid: false) == 30)
+        #expect(books.verifiable(0, depth: 25))
+        // The interleaved checksum over the kept top 25, as OKX and Bitget write it.
+        let text = (0..<25).map { "\(100 - $0):1:\(101 + $0):2" }.joined(separator: ":")
+        #expect(books.interleavedChecksum(0) == crc(text))
+        // Six best bids go: 24 left of a side that was cut, so level 25 is unknown.
+        for level in 0..<6 { #expect(set(&books, bid: true, "\(100 - level)", "0")) }
+        #expect(books.count(0, bid: true) == 24)
+        #expect(!books.verifiable(0, depth: 25))
+        // A new snapshot forgets the cut.
+        books.beginSnapshot(0)
+        #expect(set(&books, bid: true, "99", "1"))
+        #expect(books.verifiable(0, depth: 25))
+    }
+
+    @Test func krakenDigitsDropTheDecimalPointAndLeadingZeros() {
+        var table = StreamMarketTable(pairs: [MarketPair(base: "BTC", quote: "USD")], marketID: { _ in "BTC/USD" }, depthLevels: 5)
+        var books = TextBooks.adopt(from: &table, capacity: 10)
+        defer { books.release(into: &table) }
+        books.beginSnapshot(0)
+        // Kraken's own examples: "0.05000" with "0.00000304" → "5000304"; "45285.2" with "0.00100000" → "452852100000".
+        #expect(set(&books, bid: false, "0.05000", "0.00000304", losesDropped: false))
+        #expect(books.krakenChecksum(0) == crc("5000304"))
+        #expect(set(&books, bid: true, "0.04940", "0.00100000", losesDropped: false))
+        #expect(books.krakenChecksum(0) == crc("5000304" + "4940100000"))
+        books.beginSnapshot(0)
+        #expect(set(&books, bid: false, "45285.2", "0.00100000", losesDropped: false))
+        #expect(books.krakenChecksum(0) == crc("452852100000"))
+    }
+
+    @Test func unusableLevelsAreRefused() {
+        var table = StreamMarketTable(pairs: [MarketPair(base: "BTC", quote: "USD")], marketID: { _ in "BTC/USD" }, depthLevels: 5)
+        var books = TextBooks.adopt(from: &table, capacity: 10)
+        defer { books.release(into: &table) }
+        books.beginSnapshot(0)
+        #expect(!set(&books, bid: true, "0", "1"))
+        #expect(!set(&books, bid: true, "-1", "1"))
+        #expect(!set(&books, bid: true, "100", "nan"))
+        #expect(!set(&books, bid: true, "100.00000000000000000001", "1"))  // longer than a slot holds
+        #expect(set(&books, bid: true, "100", "0"))  // removing an unknown level is fine
+        #expect(books.count(0, bid: true) == 0)
+    }
+}
