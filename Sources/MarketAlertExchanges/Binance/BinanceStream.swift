@@ -153,7 +153,7 @@ package struct BinanceStream: ExchangeStreamProtocol {
         case .skip:
             return .dropped(.outOfOrder)
         case .gap:
-            table.requestBookSnapshot(index, reason: .sequenceGap)
+            table.requestBookSnapshot(index, reason: table.bookGapReason(index))
             table.bufferBookDiff(index, frame)
             return .data  // the book thrown away is handed on: the engine stops pricing with it
         case .apply:
@@ -167,6 +167,7 @@ package struct BinanceStream: ExchangeStreamProtocol {
                 table.requestBookSnapshot(index, reason: .sequenceGap)
                 return .dropped(fault == .crossed ? .crossedBook : .invalidPrice)
             }
+            table.noteBookChange(index)
             return .data
         }
     }

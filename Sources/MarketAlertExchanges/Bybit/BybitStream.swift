@@ -184,6 +184,7 @@ package struct BybitStream: ExchangeStreamProtocol {
                 return .dropped(fault == .crossed ? .crossedBook : .invalidPrice)
             }
             table.seedBookSequence(index, lastUpdate: UInt64(update))
+            table.noteBookChange(index)
             return .data
         }
         switch table.checkBookSequence(index, first: UInt64(update), final: UInt64(update)) {
@@ -192,7 +193,7 @@ package struct BybitStream: ExchangeStreamProtocol {
         case .skip:
             return .dropped(.outOfOrder)
         case .gap:
-            table.requestBookSnapshot(index, reason: .sequenceGap)
+            table.requestBookSnapshot(index, reason: table.bookGapReason(index))
             return .data
         case .apply:
             guard table.setBookLevels(index, json, bids, bid: true), table.setBookLevels(index, json, asks, bid: false) else {
@@ -203,6 +204,7 @@ package struct BybitStream: ExchangeStreamProtocol {
                 table.requestBookSnapshot(index, reason: .sequenceGap)
                 return .dropped(fault == .crossed ? .crossedBook : .invalidPrice)
             }
+            table.noteBookChange(index)
             return .data
         }
     }

@@ -93,6 +93,17 @@ extension StreamMarketTable {
         entries[index].bookRequested = false
     }
 
+    /// Why entry `index`'s diff stream has a gap: the connection that brought its last change was replaced
+    /// (changes were lost between the two), or a change was lost on the same connection.
+    package func bookGapReason(_ index: Int) -> BookResyncReason {
+        entries[index].bookConnection == connection ? .sequenceGap : .reconnect
+    }
+
+    /// A change of entry `index`'s book was applied from the current frame's connection.
+    package mutating func noteBookChange(_ index: Int) {
+        entries[index].bookConnection = connection
+    }
+
     /// Keeps a diff of entry `index` until its snapshot arrives. At most `bookBufferLimit` bytes are kept per
     /// market: beyond, the oldest are dropped (the snapshot, fetched later, covers them).
     package mutating func bufferBookDiff(_ index: Int, _ frame: UnsafeRawBufferPointer) {

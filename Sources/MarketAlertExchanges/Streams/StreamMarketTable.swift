@@ -31,6 +31,8 @@ package struct StreamMarketTable: Sendable {
         package var bookBuffer: [UInt8] = []
         /// A fresh snapshot of this book was asked for and not yet taken by the transport.
         package var bookRequested = false
+        /// The connection whose diff last changed the book (a gap on another one is the reconnect's).
+        package var bookConnection: UInt64 = 0
     }
 
     /// After this many frames in a row whose update id is not newer, the exchange is taken to have restarted

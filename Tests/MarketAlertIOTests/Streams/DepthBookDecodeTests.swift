@@ -110,6 +110,20 @@ import Testing
         #expect(table.book(0)?.asks.best?.price == 0.35255)
     }
 
+    /// Changes lost between two connections are the reconnect's: counted as `reconnect`, not `sequence_gap`.
+    @Test func binanceAGapAfterAReconnectIsTheReconnects() throws {
+        let stream = try #require(BinanceStream().keepingBooks(levels: 20))
+        var table = StreamMarketTable(pairs: [Self.nkn], marketID: stream.marketID, depthLevels: 20)
+        table.connection = 1
+        for diff in try Self.lines("streams/binance/depth100ms-NKNUSDT-20211012-cryptofeed.jsonl") { _ = Self.decode(diff, stream, &table) }
+        _ = table.takeBookRequests()
+        #expect(Self.seed(try Fixtures.string("streams/binance/depth-snapshot-NKNUSDT-20211012-cryptofeed.json"), stream, &table))
+        #expect(Self.decode(Self.diff(499_869_813, 499_869_813), stream, &table) == .data)
+        table.connection = 2
+        #expect(Self.decode(Self.diff(499_869_820, 499_869_821), stream, &table) == .data)
+        #expect(table.takeBookRequests().map(\.reason) == [.reconnect])
+    }
+
     @Test func binanceASnapshotThatIsNotOneSeedsNothing() throws {
         let stream = try #require(BinanceStream().keepingBooks(levels: 20))
         var table = StreamMarketTable(pairs: [Self.nkn], marketID: stream.marketID, depthLevels: 20)
