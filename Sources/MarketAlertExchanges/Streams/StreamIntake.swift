@@ -140,7 +140,15 @@ package final class StreamIntake: Sendable {
                     }
                 }
                 return (frame, resync || !state.slots[slot].live)
-            case .heartbeat, .ignored, .unwatched, .dropped:
+            case .dropped:
+                // A refused frame changes no price, but may have thrown a book away (crossed, invalid): the
+                // engine must hear of that market at once, or it would price with the book it last had.
+                for index in state.table.touched where !state.isPending[index] {
+                    state.isPending[index] = true
+                    state.pending.append(index)
+                }
+                return (frame, resync || !state.slots[slot].live)
+            case .heartbeat, .ignored, .unwatched:
                 return (frame, resync || !state.slots[slot].live)
             case .acked, .rejected, .shutdownNotice, .reply:
                 return (frame, true)

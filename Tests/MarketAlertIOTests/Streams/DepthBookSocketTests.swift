@@ -133,6 +133,16 @@ import Testing
         server.push(frames[0].replacingOccurrences(of: #""17440.00","40.833""#, with: #""17440.10","1.5""#).replacingOccurrences(of: #""u":13079592"#, with: #""u":13079700"#))
         try await pollUntil("the new connection's snapshot") { Self.books(log, "BTCUSDT").last?.bids.best?.price == 17440.1 }
         #expect(Self.books(log, "BTCUSDT").last?.isSynced == true)
+
+        // A delta that crosses the book: the frame is refused, the engine hears at once that the book is gone,
+        // and the book is asked for again on the new connection.
+        let crossing = frames[1].replacingOccurrences(of: #""u":13079593"#, with: #""u":13079701"#)
+            .replacingOccurrences(of: #""b":[]"#, with: #""b":[["17500.00","1.000"]]"#)
+        server.push(crossing)
+        try await pollUntil("the crossed book handed on unsynced") { Self.books(log, "BTCUSDT").last?.isSynced == false }
+        try await pollUntil("asked for again on the new connection") {
+            (server.connections.last?.texts ?? []).contains { $0.contains(#""req_id":"resync-BTCUSDT""#) }
+        }
         task.cancel()
         await task.value
         await server.shutdown()
