@@ -83,11 +83,17 @@ package struct StreamContext: Sendable {
     package var logger: Logger
     /// The counters a stream of an exchange reports into (frames, drops, downs).
     package var counters: @Sendable (ExchangeID) -> StreamCounters
+    /// v3: the daemon's HTTP client, for book snapshots a stream fetches over REST (nil: the process's shared one).
+    package var fetcher: (any HTTPFetcher)?
 
-    package init(clock: any DaemonClock, logger: Logger, counters: @escaping @Sendable (ExchangeID) -> StreamCounters = { _ in StreamCounters() }) {
+    package init(
+        clock: any DaemonClock, logger: Logger, counters: @escaping @Sendable (ExchangeID) -> StreamCounters = { _ in StreamCounters() },
+        fetcher: (any HTTPFetcher)? = nil
+    ) {
         self.clock = clock
         self.logger = logger
         self.counters = counters
+        self.fetcher = fetcher
     }
 }
 

@@ -54,7 +54,7 @@ package struct ProducerSinkFactory: Sendable {
         return ProducerFactory(
             quoteSource: { settings in wiring.registry.makeQuoteSource(settings, fetcher: fetcher).map(rejectedPrices.reporting) },
             streamSource: { settings in
-                wiring.registry.makeStreamSource(settings, context: StreamContext(clock: wiring.clock, logger: wiring.logger))
+                wiring.registry.makeStreamSource(settings, context: StreamContext(clock: wiring.clock, logger: wiring.logger, fetcher: fetcher))
             },
             fxPoller: { wiring.makeFX($0) },
             ipoPoller: { source, ipo in

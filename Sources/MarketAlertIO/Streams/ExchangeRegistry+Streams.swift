@@ -18,7 +18,7 @@ extension ExchangeRegistry {
             return WebSocketStreamSource(
                 protocol: withBooks, url: url, staleAfter: settings.staleAfter, clock: context.clock,
                 counters: context.counters(settings.id), logger: context.logger, depthLevels: settings.depthLevels,
-                restBaseURL: settings.baseURL)
+                restBaseURL: settings.baseURL, bookFetcher: context.fetcher)
         }
         return WebSocketStreamSource(
             protocol: protocolDescription, url: url, staleAfter: settings.staleAfter, clock: context.clock,

@@ -26,19 +26,22 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
     let depthLevels: Int?
     /// v3: the exchange's REST API, for book snapshots fetched by the transport (`StreamBookResync.restSnapshot`).
     let restBaseURL: URL?
-    /// Gets those snapshots (the process's shared HTTP client).
-    let bookFetcher: any HTTPFetcher
+    /// Gets those snapshots: the daemon's HTTP client, else (made only when a snapshot is fetched) the
+    /// process's shared one.
+    let fetcher: (any HTTPFetcher)?
+
+    var bookFetcher: any HTTPFetcher { fetcher ?? AsyncHTTPFetcher(client: .shared, clock: clock) }
 
     package init(
         protocol protocolDescription: P, url: URL, staleAfter: Duration = .seconds(30), clock: any DaemonClock,
         connector: WebSocketConnector = WebSocketConnector(), counters: StreamCounters = StreamCounters(),
         reconnect: StreamReconnectPolicy? = nil, connectTimeout: Duration = .seconds(10), ackTimeout: Duration = .seconds(10),
         random: @escaping @Sendable () -> Double = StreamJitter.make(), logger: Logger? = nil, depthLevels: Int? = nil,
-        restBaseURL: URL? = nil
+        restBaseURL: URL? = nil, bookFetcher: (any HTTPFetcher)? = nil
     ) {
         self.depthLevels = depthLevels
         self.restBaseURL = restBaseURL
-        self.bookFetcher = AsyncHTTPFetcher(client: .shared, clock: clock)
+        self.fetcher = bookFetcher
         self.protocolDescription = protocolDescription
         self.url = url
         self.staleAfter = staleAfter
