@@ -308,10 +308,15 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     /// GETs a REST snapshot of `request`'s book (after `delay`, if any), retrying with backoff (1 s doubling
     /// to 1 min) while the exchange does not answer; the body comes back as `.bookSnapshot`.
     private func fetchBook(_ request: BookSnapshotRequest, after delay: Duration?, group: inout TaskGroup<Void>, sink: AsyncQueue<StreamDriverEvent>) {
-        guard case .restSnapshot(let path) = source.protocolDescription.bookResync, let base = source.restBaseURL else { return }
-        var text = base.absoluteString
+        guard case .restSnapshot(let path) = source.protocolDescription.bookResync else { return }
+        var text = source.restBaseURL?.absoluteString ?? ""
         while text.hasSuffix("/") { text.removeLast() }
-        guard let url = URL(string: text + path(request.market)) else { return }
+        guard !text.isEmpty, let url = URL(string: text + path(request.market)) else {
+            // A source made without the exchange's REST URL (not the daemon's): the book stays unusable.
+            source.logger?.warning("stream: no REST URL to fetch a book snapshot from; the book stays unusable", metadata: [
+                "source": "\(source.exchange.rawValue)", "market": "\(request.market)"])
+            return
+        }
         let fetcher = source.bookFetcher
         let clock = source.clock
         let logger = source.logger
