@@ -158,8 +158,10 @@ extension StreamMarketTable {
         return shapeOK && end != nil
     }
 
-    /// Bytes of diffs kept per market while its snapshot is fetched.
-    package static let bookBufferLimit = 1 << 20
+    /// Bytes of diffs kept per market while its snapshot is fetched: about 20 s of Binance's `depth@100ms` for
+    /// a busy market (a snapshot normally arrives within a second), so 50 markets waiting on a REST API that
+    /// does not answer hold at most 3.2 MB.
+    package static let bookBufferLimit = 64 << 10
 }
 
 /// Why a book was thrown away and rebuilt (`marketalertd_book_resyncs_total{reason}`, `http-api.md` v3).
