@@ -48,6 +48,8 @@ package final class PostgresStore: Sendable {
     private let lifecycle = Mutex(PoolLifecycle())
     /// Finished by `shutdown()`: ends `run()`.
     private let stopRequests: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
+    /// Operations, run as children of `run()` (never of the caller: see `bounded`).
+    private let operations: (stream: AsyncStream<@Sendable () async -> Void>, continuation: AsyncStream<@Sendable () async -> Void>.Continuation)
 
     package init(url: PostgresURL, instance: String, logger: Logger, clock: any DaemonClock = SystemClock()) throws {
         self.client = PostgresClient(configuration: try url.clientConfiguration(), backgroundLogger: logger)
@@ -56,6 +58,7 @@ package final class PostgresStore: Sendable {
         self.instance = instance
         self.holder = instance + " #" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         self.stopRequests = AsyncStream.makeStream(of: Void.self)
+        self.operations = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
     }
 
     private struct PoolLifecycle {
@@ -84,10 +87,18 @@ package final class PostgresStore: Sendable {
                     await client.run()  // ends at graceful shutdown or cancellation
                 }
                 group.addTask { for await _ in stopRequests.stream {} }  // ends at `shutdown()` or cancellation
+                group.addTask { [operations] in
+                    // Ends when the pool stops (cancelled with the group); operations still running are
+                    // cancelled then, and the stopped pool fails whatever they wait for.
+                    await withDiscardingTaskGroup { running in
+                        for await operation in operations.stream { running.addTask { await operation() } }
+                    }
+                }
                 await group.next()
                 group.cancelAll()
             }
         }
+        operations.continuation.finish()
         let (waiters, runWaiters) = lifecycle.withLock { state -> ([CheckedContinuation<Void, Never>], [CheckedContinuation<Bool, Never>]) in
             state.ended = true
             defer {
@@ -136,6 +147,7 @@ package final class PostgresStore: Sendable {
     /// Ends `run()` and returns when it has returned (at once when it never ran); the store is unusable afterwards.
     package func shutdown() async {
         stopRequests.continuation.finish()
+        operations.continuation.finish()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = lifecycle.withLock { state -> Bool in
                 state.stopRequested = true
@@ -241,17 +253,41 @@ extension PostgresStore {
 
     /// Runs `operation` with a deadline of `operationTimeout` on the store's clock; out of time, it is
     /// cancelled and fails as unreachable.
+    ///
+    /// The operation runs as a child of the pool's `run()`, not of the caller, and the caller waits for its
+    /// result with the deadline: when the deadline comes (or the caller is cancelled) the caller is released
+    /// at once and the operation is cancelled where it runs. A caller therefore never waits on an operation
+    /// that does not end when cancelled (postgres-nio can miss the cancellation of a connection request made
+    /// as the pool hands one out; such an operation ends when the pool stops, not before).
     package func bounded<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
-        do {
-            return try await clock.withDeadline(Self.operationTimeout, label: .postgresOperation) { [self] in
-                guard await poolRunning() else {
-                    try Task.checkCancellation()
-                    throw PostgresFailure(description: "PostgreSQL: the connection pool has stopped")
+        let outcome = Handoff<Swift.Result<Result, any Error>>()
+        let abandoned = Handoff<Void>()
+        let job: @Sendable () async -> Void = { [self] in
+            let result = await withTaskGroup(of: Swift.Result<Result, any Error>?.self) { group in
+                group.addTask { [self] in
+                    guard await poolRunning() else {
+                        return .failure(PostgresFailure(description: "PostgreSQL: the connection pool has stopped"))
+                    }
+                    do { return .success(try await operation()) } catch { return .failure(error) }
                 }
-                return try await operation()
+                group.addTask { (try? await abandoned.take()).map { _ in nil } ?? nil }  // the caller gave up
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first ?? .failure(CancellationError())
             }
+            outcome.deliver(result)
+        }
+        if case .terminated = operations.continuation.yield(job) {
+            throw PostgresFailure(description: "PostgreSQL: the connection pool has stopped")
+        }
+        do {
+            return try await clock.withDeadline(Self.operationTimeout, label: .postgresOperation) { try await outcome.take() }.get()
         } catch is DeadlineExceeded {
+            abandoned.deliver(())
             throw PostgresFailure(description: "PostgreSQL unreachable: no answer within \(Self.operationTimeout)")
+        } catch is CancellationError where Task.isCancelled {
+            abandoned.deliver(())
+            throw CancellationError()
         }
     }
 

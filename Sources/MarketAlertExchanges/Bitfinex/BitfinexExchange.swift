@@ -10,7 +10,7 @@ extension ExchangeID {
 package enum BitfinexExchange {
     package static let descriptor = ExchangeDescriptor(
         catalog: .constant(
-            .bitfinex, rest: "https://api-pub.bitfinex.com", stream: "wss://api-pub.bitfinex.com/ws/2", minimumPollInterval: .seconds(1)),
+            .bitfinex, rest: "https://api-pub.bitfinex.com", stream: "wss://api-pub.bitfinex.com/ws/2", minimumPollInterval: .seconds(1), takerFeePct: 0.2),
         marketID: BitfinexTickerSource.symbol,
         makeQuoteSource: { BitfinexTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try BitfinexTickerSource.decode(body, watched: watched, receivedAt: at) },
