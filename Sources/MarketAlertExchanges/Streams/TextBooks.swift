@@ -271,7 +271,23 @@ package struct TextBooks: Sendable {
                 }
             }
         }
-        return table.commitBook(market, at: time, snapshot: true)
+        // As `commitBook`, but the market's best bid and ask are read from their text as sent
+        // (`Price(bytes:)`), not rebuilt from the doubles through a `String` and a `Decimal` (which allocate).
+        var fault: OrderBook.Fault?
+        var synced = false
+        table.updateBook(market) { book in
+            fault = book.commit(at: time, snapshot: true)
+            synced = book.isSynced
+        }
+        guard synced else {
+            table.apply(market, exchangeTime: time)  // an unsynced book is handed on too: the engine must stop using it
+            return fault
+        }
+        let bid = count(market, bid: true) > 0 ? withLevel(market, bid: true, 0) { _, _, text, _ in Price(bytes: text) } : nil
+        let ask = count(market, bid: false) > 0 ? withLevel(market, bid: false, 0) { _, _, text, _ in Price(bytes: text) } : nil
+        table.clear(market, bid: true, ask: true)
+        table.apply(market, bid: bid, ask: ask, exchangeTime: time)
+        return fault
     }
 }
 
