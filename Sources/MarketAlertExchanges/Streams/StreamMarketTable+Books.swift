@@ -33,8 +33,13 @@ extension StreamMarketTable {
             synced = book.isSynced
         }
         if synced {
-            clear(index, bid: true, ask: true)
-            apply(index, bid: best.bid.flatMap { Price($0) }, ask: best.ask.flatMap { Price($0) }, exchangeTime: time)
+            // The best prices as `Price`s only when they moved: making one from a Double allocates (its exact
+            // decimal goes through text), and most book messages change sizes, not the top of the book.
+            let entry = entries[index]
+            let bid = entry.bid?.value == best.bid ? entry.bid : best.bid.flatMap { Price($0) }
+            let ask = entry.ask?.value == best.ask ? entry.ask : best.ask.flatMap { Price($0) }
+            clear(index, bid: bid == nil, ask: ask == nil)
+            apply(index, bid: bid, ask: ask, exchangeTime: time)
         } else {
             apply(index, exchangeTime: time)  // an unsynced book is handed on too: the engine must stop using it
         }
