@@ -20,7 +20,7 @@ struct PostgresOperationDeadlineTests {
         let released = Mutex(false)
         let caller = Task {
             do {
-                try await store.bounded {
+                _ = try await store.bounded {
                     await Task.detached { try? await gate.take() }.value  // not cancelled with the operation
                     return 1
                 }
