@@ -32,6 +32,11 @@ package final class Handoff<Value: Sendable>: Sendable {
         waiter?.resume(returning: value)
     }
 
+    /// Whether a task is waiting in `take()` now (tests wait for it instead of sleeping).
+    package var isAwaited: Bool {
+        state.withLock { if case .waiting = $0 { true } else { false } }
+    }
+
     /// The value, once delivered; `CancellationError` when the calling task is cancelled first.
     package func take() async throws -> Value {
         try await withTaskCancellationHandler {

@@ -53,10 +53,10 @@ struct HandoffTests {
 
     @Test func aWaiterGetsTheValueDeliveredLater() async throws {
         let handoff = Handoff<Int>()
-        async let taken = handoff.take()
-        try await Task.sleep(for: .milliseconds(20))
+        let waiter = Task { try await handoff.take() }
+        try await pollUntil("the waiter waiting") { handoff.isAwaited }
         handoff.deliver(3)
-        #expect(try await taken == 3)
+        #expect(try await waiter.value == 3)
     }
 
     @Test func aCancelledWaiterIsReleasedAndALaterValueIsDropped() async throws {
