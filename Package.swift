@@ -103,7 +103,7 @@ let package = Package(
         ),
 
         // Delivery: the one publish path (commit → fan-out → clear), the sinks (stdout, the journal through
-        // libsystemd, the log handlers) and the durable outbox with its delivery targets (webhooks).
+        // libsystemd, the log handlers) and the durable outbox with its delivery targets (webhooks, ntfy, email over SMTP).
         .target(
             name: "MarketAlertDelivery",
             dependencies: [
@@ -113,6 +113,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A secret that never prints: `description`, `debugDescription` and reflection (`dump`) show `<redacted>`.
-package struct SecretValue: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+package struct SecretValue: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     package let value: String
 
     package init(_ value: String) { self.value = value }

@@ -9,6 +9,8 @@ package struct HTTPSettings: Sendable, Equatable {
     /// Name of the secret that holds the bearer token of the endpoints that change state (environment or
     /// `$CREDENTIALS_DIRECTORY`). Required for a non-loopback `listen`.
     package var tokenEnv: String?
+    /// v3 `external_url`: where users reach the status page; links in notifications (ntfy's Click).
+    package var externalURL: URL?
 
     package init(host: String, port: Int, tokenEnv: String? = nil) {
         self.host = host
@@ -52,11 +54,12 @@ package struct HTTPSettings: Sendable, Equatable {
         return (String(host), port)
     }
 
-    /// Reads `http:` (`listen`, `token_env`); records an error naming the key for a malformed address and for
+    /// Reads `http:` (`listen`, `token_env`, v3 `external_url`); records an error naming the key for a malformed address and for
     /// a non-loopback address without a token.
     static func read(_ table: ConfigTable) -> HTTPSettings? {
         let listen = table.required("listen", table.string)
         let tokenEnv = table.string("token_env")
+        let externalURL = table.url("external_url")
         if let tokenEnv, tokenEnv.isEmpty || tokenEnv.contains("/") || tokenEnv.contains("=") {
             table.error("token_env", "expected the name of an environment variable or credential, got \"\(tokenEnv)\"")
         }
@@ -65,7 +68,8 @@ package struct HTTPSettings: Sendable, Equatable {
             table.error("listen", "expected HOST:PORT such as \"127.0.0.1:9108\" or \"[::1]:9108\" (port 0-65535), got \"\(listen)\"")
             return nil
         }
-        let settings = HTTPSettings(host: parsed.host, port: parsed.port, tokenEnv: tokenEnv)
+        var settings = HTTPSettings(host: parsed.host, port: parsed.port, tokenEnv: tokenEnv)
+        settings.externalURL = externalURL
         if !settings.isLoopback && tokenEnv == nil {
             table.error(
                 "token_env",

@@ -40,7 +40,7 @@ extension SinkSettings {
         for item in t.list("webhooks") ?? [] {
             guard let sub = ConfigTable(item.node, path: item.path, diagnostics: t.diagnosticsSink) else { continue }
             let name = sub.required("name", sub.string) ?? ""
-            if !name.isEmpty, !names.insert(name).inserted { sub.error("name", "duplicate webhook name \"\(name)\"") }
+            if !name.isEmpty, !names.insert(name).inserted { sub.error("name", "duplicate sink name \"\(name)\"") }
             var hook = WebhookSettings(name: name)
             hook.url = sub.url("url")
             hook.urlEnv = sub.string("url_env")
@@ -59,8 +59,18 @@ extension SinkSettings {
             }
             hook.chatID = sub.string("chat_id")
             if hook.format == .telegram, hook.chatID == nil { sub.error("chat_id", "format telegram needs chat_id") }
+            hook.tokenEnv = sub.string("token_env")
+            if let token = hook.tokenEnv, token.isEmpty || token.contains("/") || token.contains("=") {
+                sub.error("token_env", "expected the name of an environment variable or credential, got \"\(token)\"")
+            } else if hook.tokenEnv != nil, hook.format != .ntfy {
+                sub.error("token_env", "only format ntfy sends a bearer token")
+            }
             sub.finish()
             webhooks.append(hook)
+        }
+        for item in t.list("email") ?? [] {  // v3; names shared with webhooks (routes name sinks)
+            guard let sub = ConfigTable(item.node, path: item.path, diagnostics: t.diagnosticsSink) else { continue }
+            email.append(EmailSettings.read(sub, names: &names))
         }
     }
 }

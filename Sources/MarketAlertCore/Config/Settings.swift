@@ -230,6 +230,8 @@ package enum StdoutFormat: String, Sendable, CaseIterable {
 
 package enum WebhookFormat: String, Sendable, CaseIterable, Codable {
     case json, slack, discord, telegram
+    /// v3: the text rendering POSTed to an ntfy topic URL, with Title, Priority, Tags and Click headers.
+    case ntfy
 }
 
 package struct WebhookSettings: Sendable, Equatable {
@@ -243,6 +245,8 @@ package struct WebhookSettings: Sendable, Equatable {
     package var kinds: Set<AlertKind> = Set(AlertKind.allCases)
     /// Telegram's `chat_id` (required for `format: telegram`).
     package var chatID: String?
+    /// v3 `token_env` (ntfy): the secret sent as `Authorization: Bearer`.
+    package var tokenEnv: String?
 
     package init(name: String) { self.name = name }
 }
@@ -252,6 +256,8 @@ package struct SinkSettings: Sendable, Equatable {
     package var stdoutFormat: StdoutFormat = .json
     package var journalEnabled = false
     package var webhooks: [WebhookSettings] = []
+    /// v3 `sinks.email[]` (`EmailSettings+Parsing.swift`).
+    package var email: [EmailSettings] = []
 
     package init() {}
 }

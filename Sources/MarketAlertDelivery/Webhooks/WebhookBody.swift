@@ -11,6 +11,7 @@ import MarketAlertStorage
 /// - `discord`: `{"content": …, "allowed_mentions": {"parse": []}}`, at most 2,000 characters; mentions
 ///   such as `@everyone` in a summary never ping anyone.
 /// - `telegram`: a Bot API `sendMessage` body `{"chat_id": …, "text": …}` (plain text, at most 4,096).
+/// - `ntfy`: an `NtfyMessage` (text plus the Title, Priority, Tags and Click headers), sent as ntfy asks.
 package enum WebhookBody {
     package enum RenderError: Error, Equatable, CustomStringConvertible {
         case missingChatID
@@ -30,10 +31,11 @@ package enum WebhookBody {
     package static let slackLimit = 8000
 
     package static func render(_ event: AlertEvent, for target: WebhookTarget) throws(RenderError) -> Data {
-        try render(event, format: target.format, chatID: target.chatID)
+        try render(event, format: target.format, chatID: target.chatID, click: target.clickURL)
     }
 
-    package static func render(_ event: AlertEvent, format: WebhookFormat, chatID: String?) throws(RenderError) -> Data {
+    /// - Parameter click: `http.external_url`, ntfy's Click header.
+    package static func render(_ event: AlertEvent, format: WebhookFormat, chatID: String?, click: URL? = nil) throws(RenderError) -> Data {
         do {
             switch format {
             case .json:
@@ -45,6 +47,8 @@ package enum WebhookBody {
             case .telegram:
                 guard let chatID, !chatID.isEmpty else { throw RenderError.missingChatID }
                 return try encode(TelegramMessage(chatID: chatID, text: truncated(text(for: event), limit: telegramLimit)))
+            case .ntfy:
+                return try NtfyMessage(event, click: click).stored()
             }
         } catch let error as RenderError {
             throw error

@@ -19,12 +19,24 @@ package struct WebhookSender: Sendable {
     package func send(_ row: WebhookOutboxRow, to target: WebhookTarget, attemptAt: Date) async -> WebhookAttemptResult {
         var request = HTTPClientRequest(url: target.url.absoluteString)
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
+        var body = row.body
+        if target.format == .ntfy {
+            // The queued row is an `NtfyMessage`: its text is the body, the rest headers.
+            guard let message = try? NtfyMessage.decode(row.body) else {
+                return .permanent(reason: "the queued ntfy notification cannot be read")
+            }
+            body = Data(message.message.utf8)
+            request.headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+            for header in message.headers { request.headers.add(name: header.name, value: header.value) }
+        } else {
+            request.headers.add(name: "Content-Type", value: "application/json")
+        }
+        if let token = target.bearerToken { request.headers.add(name: "Authorization", value: "Bearer \(token.value)") }
         request.headers.add(name: "User-Agent", value: "marketalertd/\(MarketAlertVersion.current)")
-        for (name, value) in WebhookSignature.headers(id: row.eventID, attemptAt: attemptAt, body: row.body, key: target.signingKey) {
+        for (name, value) in WebhookSignature.headers(id: row.eventID, attemptAt: attemptAt, body: body, key: target.signingKey) {
             request.headers.add(name: name, value: value)
         }
-        request.body = .bytes(ByteBuffer(bytes: row.body))
+        request.body = .bytes(ByteBuffer(bytes: body))
         let start = ContinuousClock.now
         let timeout = target.timeout
         do {

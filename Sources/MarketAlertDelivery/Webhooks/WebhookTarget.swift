@@ -21,11 +21,16 @@ package struct WebhookTarget: Sendable, Equatable {
     package var kinds: Set<AlertKind>
     /// Telegram's `chat_id`.
     package var chatID: String?
+    /// ntfy's access token (`token_env`), sent as `Authorization: Bearer`; never stored or logged.
+    package var bearerToken: SecretValue?
+    /// `http.external_url`: ntfy's Click header.
+    package var clickURL: URL?
 
     package init(
         name: String, url: URL, urlSecretName: String? = nil, format: WebhookFormat = .json,
         signingKey: WebhookSigningKey? = nil, timeout: Duration = .seconds(5), maxAge: Duration = .seconds(24 * 3600),
-        kinds: Set<AlertKind> = Set(AlertKind.allCases), chatID: String? = nil
+        kinds: Set<AlertKind> = Set(AlertKind.allCases), chatID: String? = nil, bearerToken: SecretValue? = nil,
+        clickURL: URL? = nil
     ) {
         self.name = name
         self.url = url
@@ -36,13 +41,16 @@ package struct WebhookTarget: Sendable, Equatable {
         self.maxAge = maxAge
         self.kinds = kinds
         self.chatID = chatID
+        self.bearerToken = bearerToken
+        self.clickURL = clickURL
     }
 
     /// Resolves every webhook's secrets. A webhook whose `url_env` or `secret_env` secret is missing (or
     /// unusable) is left out, with a warning naming the webhook and the secret, never its value. A missing
     /// signing secret disables the webhook rather than sending unsigned.
+    /// - Parameter externalURL: `http.external_url` (ntfy's Click).
     package static func resolve(
-        _ settings: [WebhookSettings], secrets: SecretResolver
+        _ settings: [WebhookSettings], secrets: SecretResolver, externalURL: URL? = nil
     ) -> (targets: [WebhookTarget], warnings: [String]) {
         var targets: [WebhookTarget] = []
         var warnings: [String] = []
@@ -101,10 +109,23 @@ package struct WebhookTarget: Sendable, Equatable {
                 warnings.append("\(disabled) format telegram needs chat_id")
                 continue
             }
+            var token: SecretValue?
+            if let tokenEnv = hook.tokenEnv {
+                guard let value = secrets.resolve(tokenEnv) else {
+                    warnings.append("\(disabled) its token_env secret \(tokenEnv) is not set (environment or $CREDENTIALS_DIRECTORY)")
+                    continue
+                }
+                guard value.unicodeScalars.allSatisfy({ $0.value > 32 && $0.value < 127 }) else {
+                    warnings.append("\(disabled) the value of its token_env secret \(tokenEnv) is not a printable ASCII token")
+                    continue
+                }
+                token = SecretValue(value)
+            }
             targets.append(
                 WebhookTarget(
                     name: hook.name, url: url, urlSecretName: hook.urlEnv, format: hook.format, signingKey: key,
-                    timeout: hook.timeout, maxAge: hook.maxAge, kinds: hook.kinds, chatID: hook.chatID))
+                    timeout: hook.timeout, maxAge: hook.maxAge, kinds: hook.kinds, chatID: hook.chatID, bearerToken: token,
+                    clickURL: hook.format == .ntfy ? externalURL : nil))
         }
         return (targets, warnings)
     }
@@ -122,6 +143,7 @@ package struct WebhookTarget: Sendable, Equatable {
         var secrets = [url.absoluteString]
         if let query = url.query, !query.isEmpty { secrets.append(query) }
         for path in [url.path, url.path(percentEncoded: true)] where path.count > 1 { secrets.append(path) }
+        if let bearerToken { secrets.append(bearerToken.value) }
         return SecretScrubber.scrub(text, secrets: secrets)
     }
 }
