@@ -18,6 +18,7 @@ package enum SecretChecks {
             }
         }
         warnings += WebhookTarget.resolve(settings.sinks.webhooks, secrets: secrets).warnings
+        warnings += EmailTarget.resolve(settings.sinks.email, secrets: secrets).warnings
         return warnings
     }
 }

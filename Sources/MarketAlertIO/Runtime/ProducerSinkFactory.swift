@@ -14,6 +14,8 @@ package struct ProducerSinkFactory: Sendable {
     package let registry: ExchangeRegistry
     /// The durable webhook queue (one for the life of the process; reloads change its targets).
     package let outbox: WebhookOutbox?
+    /// Sends the outbox's webhook POSTs (nil without an outbox).
+    private let webhookSender: WebhookSender?
     /// What the queued sinks' writers report (the publisher follows it, `DataPathService.run`).
     package let writeReports = SinkWriteReports()
     /// The process's one stdout writer: every stdout sink a reload makes writes through it, in order.
@@ -37,11 +39,14 @@ package struct ProducerSinkFactory: Sendable {
         self.stdoutWriter = StdoutSink.makeWriter(reports: writeReports)
         self.journalWriter = JournalSink.makeWriter(logger: logger)
         if let queue, let webhookClient {
-            let resolved = WebhookTarget.resolve(initial.sinks.webhooks, secrets: secrets)
+            let sender = WebhookSender(client: webhookClient)
+            let resolved = DurableSinkTargets.make(initial, secrets: secrets, sender: sender, clock: clock)
             for warning in resolved.warnings { logger.warning("webhooks: \(warning)") }
-            outbox = WebhookOutbox(store: queue, targets: resolved.targets, client: webhookClient, clock: clock, logger: logger)
+            outbox = WebhookOutbox(store: queue, deliveryTargets: resolved.targets, sender: sender, clock: clock, logger: logger)
+            webhookSender = sender
         } else {
             outbox = nil
+            webhookSender = nil
         }
     }
 
@@ -92,9 +97,9 @@ package struct ProducerSinkFactory: Sendable {
 
     /// Re-resolves webhook targets after a reload (secrets may have changed too).
     package func reloadWebhooks(_ settings: Settings) async {
-        guard let outbox else { return }
-        let resolved = WebhookTarget.resolve(settings.sinks.webhooks, secrets: secrets)
+        guard let outbox, let webhookSender else { return }
+        let resolved = DurableSinkTargets.make(settings, secrets: secrets, sender: webhookSender, clock: clock)
         for warning in resolved.warnings { logger.warning("webhooks: \(warning)") }
-        await outbox.update(targets: resolved.targets)
+        await outbox.update(deliveryTargets: resolved.targets)
     }
 }

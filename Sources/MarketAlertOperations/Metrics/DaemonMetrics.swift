@@ -113,7 +113,7 @@ package final class DaemonMetrics: Sendable {
         var view = await backend.loop.snapshot { engine in
             ScrapeView(
                 sources: engine.sourceStatuses(), premium: engine.premiumStatuses(), fx: Array(engine.fxRates.values),
-                webhooks: engine.settings.sinks.webhooks.map(\.name), clockRejections: engine.quoteClockRejections)
+                webhooks: engine.settings.sinks.webhooks.map(\.name) + engine.settings.sinks.email.map(\.name), clockRejections: engine.quoteClockRejections)
         }
         countClockRejections(view.clockRejections)
         view.haLeader = backend.ha.leaderGauge

@@ -109,6 +109,7 @@ struct WebhookBodyTests {
         case .discord: return try JSONDecoder().decode(DiscordBody.self, from: body).content
         case .telegram: return try JSONDecoder().decode(TelegramBody.self, from: body).text
         case .json: return String(decoding: body, as: UTF8.self)
+        case .ntfy: return try NtfyMessage.decode(body).message
         }
     }
 
