@@ -39,12 +39,17 @@ package enum BitfinexWire {
         return 100_000 + Int(hash % 900_000)
     }
 
+    /// The number the persona gives `symbol`'s `book` channel (another than its ticker's).
+    package static func bookChannel(_ symbol: String) -> Int { channel("book:" + symbol) }
+
     static func frame(_ row: WireRow, _ symbol: String, _ sequence: Int, _ millis: Int64) -> String {
         "[\(channel(symbol)),[\(values(row))]]"
     }
 
-    /// `{"event":"subscribe","channel":"ticker","symbol":"tBTCUST"}` → `{"event":"subscribed",…,"chanId":N}`;
-    /// a refused (or, rejecting, every) symbol → the `symbol: invalid` error echoing the request.
+    /// `{"event":"subscribe","channel":"ticker","symbol":"tBTCUST"}` → `{"event":"subscribed",…,"chanId":N}`, and
+    /// for `book` (P0) the same with its `prec`, `freq` and `len` echoed; `conf` → `{"event":"conf","status":"OK",
+    /// "flags":…}`; `unsubscribe` → `unsubscribed`; a refused (or, rejecting, every) symbol → the `symbol: invalid`
+    /// error echoing the request.
     static func persona(_ text: String, _ knobs: PersonaKnobs) -> [WireReply] {
         guard let request = WireJSON.object(text), let event = request["event"] as? String else {
             return [.text(#"{"event":"error","msg":"Invalid JSON","code":10000}"#)]
@@ -52,15 +57,26 @@ package enum BitfinexWire {
         if event == "ping" {
             return knobs.answerPings ? [.text("{\"event\":\"pong\",\"ts\":1618677543951,\"cid\":\(request["cid"] as? Int ?? 0)}")] : []
         }
-        guard event == "subscribe", request["channel"] as? String == "ticker", let symbol = request["symbol"] as? String,
+        if event == "conf" { return [.text("{\"event\":\"conf\",\"status\":\"OK\",\"flags\":\(request["flags"] as? Int ?? 0)}")] }
+        if event == "unsubscribe" {
+            return [.text("{\"event\":\"unsubscribed\",\"status\":\"OK\",\"chanId\":\(request["chanId"] as? Int ?? 0)}")]
+        }
+        let name = request["channel"] as? String ?? ""
+        guard event == "subscribe", name == "ticker" || name == "book", let symbol = request["symbol"] as? String,
               WireJSON.matches(symbol, #"^t[A-Z0-9]+(:[A-Z0-9]+)?$"#)
         else { return [.text(#"{"event":"error","msg":"Invalid subscription","code":10300}"#)] }
         let pair = String(symbol.dropFirst())
-        let refusal = WireReply.text(#"{"channel":"ticker","symbol":"\#(symbol)","event":"error","msg":"symbol: invalid","code":10300,"pair":"\#(pair)"}"#)
+        let refusal = WireReply.text(#"{"channel":"\#(name)","symbol":"\#(symbol)","event":"error","msg":"symbol: invalid","code":10300,"pair":"\#(pair)"}"#)
         if knobs.refused.contains(symbol) { return [refusal] }
         switch knobs.mode {
         case .ack, .partial:
-            return [.text(#"{"event":"subscribed","channel":"ticker","chanId":\#(channel(symbol)),"symbol":"\#(symbol)","pair":"\#(pair)"}"#)]
+            guard name == "book" else {
+                return [.text(#"{"event":"subscribed","channel":"ticker","chanId":\#(channel(symbol)),"symbol":"\#(symbol)","pair":"\#(pair)"}"#)]
+            }
+            let prec = request["prec"] as? String ?? "P0"
+            let freq = request["freq"] as? String ?? "F0"
+            let len = request["len"] as? String ?? "25"
+            return [.text(#"{"event":"subscribed","channel":"book","chanId":\#(bookChannel(symbol)),"symbol":"\#(symbol)","prec":"\#(prec)","freq":"\#(freq)","len":"\#(len)","pair":"\#(pair)"}"#)]
         case .reject: return [refusal]
         case .silent: return []
         }
