@@ -12,8 +12,19 @@ import MarketAlertKit
 /// memory, nothing allocated per frame). The server pings with `{"ping":<ms>}` every 5 s and closes a
 /// connection that misses two of them: each is answered `{"pong":<ms>}` at once. A frame that is not gzip
 /// is read as the JSON it is (HTX never sends one; the fuzz seeds and kit checks are plain text).
+///
+/// v3 books (`keepingBooks`): `market.<symbol>.depth.step0` beside the two (`HTXBook`).
 package struct HTXStream: ExchangeStreamProtocol {
+    /// v3: whether each market's book is kept (its levels are the table's).
+    package private(set) var keepsBooks = false
+
     package init() {}
+
+    package func keepingBooks(levels: Int) -> HTXStream? {
+        var configured = self
+        configured.keepsBooks = true
+        return configured
+    }
 
     package var exchange: ExchangeID { .htx }
     /// Pings every 5 s: three missed ones mean the transport is gone.
@@ -25,7 +36,7 @@ package struct HTXStream: ExchangeStreamProtocol {
     static func topics(_ market: String) -> [String] { ["market.\(market).bbo", "market.\(market).ticker"] }
 
     package func subscription(for markets: [String]) -> StreamSubscription {
-        let topics = markets.flatMap(Self.topics)
+        let topics = markets.flatMap { market in Self.topics(market) + (keepsBooks ? [HTXBook.topic(market)] : []) }
         return StreamSubscription(messages: topics.map { "{\"sub\":\"\($0)\",\"id\":\"\($0)\"}" }, acks: Set(topics))
     }
 
@@ -73,7 +84,7 @@ package struct HTXStream: ExchangeStreamProtocol {
         return StreamRefusal.candidates(in: text) + StreamRefusal.candidates(in: id ?? "")
     }
 
-    /// `{"ch":"market.<symbol>.bbo"|"market.<symbol>.ticker","ts":…,"tick":{…}}`.
+    /// `{"ch":"market.<symbol>.bbo"|"market.<symbol>.ticker"|"market.<symbol>.depth.step0","ts":…,"tick":{…}}`.
     private func data(_ json: JSONBytes, channel: JSONBytes.Value, _ message: Message, into table: inout StreamMarketTable) -> StreamFrame {
         guard json.hasPrefix(channel, "market.") else { return .dropped(.malformed) }
         let symbolStart = channel.start + 7
@@ -81,8 +92,12 @@ package struct HTXStream: ExchangeStreamProtocol {
         while dot < channel.end, json.bytes[dot] != UInt8(ascii: ".") { dot += 1 }
         guard dot > symbolStart, dot < channel.end else { return .dropped(.malformed) }
         let bbo = json.matches(dot + 1, channel.end, "bbo")
-        guard bbo || json.matches(dot + 1, channel.end, "ticker") else { return .ignored }
+        let depth = json.matches(dot + 1, channel.end, "depth.step0")
+        guard bbo || depth || json.matches(dot + 1, channel.end, "ticker") else { return .ignored }
         guard let tick = message.tick, tick.kind == .object else { return .dropped(.malformed) }
+        if depth {
+            return HTXBook.apply(json, tick: tick, ts: message.ts, market: UnsafeRawBufferPointer(rebasing: json.bytes[symbolStart..<dot]), into: &table)
+        }
         var fields = StreamQuoteFields()
         var quoteTime: Date?
         json.members(ofObjectAt: tick.start) { start, end, value in

@@ -40,7 +40,7 @@ package enum HTXWire {
     /// Every server message: gzip in a binary frame.
     static func encode(_ text: String) -> WireReply { .binary(HTXGzip.compress(text)) }
 
-    /// `{"sub":"market.btcusdt.bbo","id":…}` → `{"id":…,"status":"ok","subbed":…,"ts":…}`; an unknown
+    /// `{"sub":"market.btcusdt.bbo","id":…}` (or `.ticker`, `.depth.step0`) → `{"id":…,"status":"ok","subbed":…,"ts":…}`; an unknown
     /// symbol → `bad-request` `invalid topic …`; a rejecting server answers with HTX's rate-limit error
     /// (`429 too many request`, which names no market); `{"pong":…}` → nothing.
     static func persona(_ text: String, _ knobs: PersonaKnobs) -> [WireReply] {
@@ -50,7 +50,7 @@ package enum HTXWire {
         }
         if request["pong"] != nil { return [] }
         let id = (request["id"] as? String).map { "\"\($0)\"" } ?? "null"
-        guard let topic = request["sub"] as? String, WireJSON.matches(topic, #"^market\.[a-z0-9]+\.(bbo|ticker)$"#) else {
+        guard let topic = request["sub"] as? String, WireJSON.matches(topic, #"^market\.[a-z0-9]+\.(bbo|ticker|depth\.step0)$"#) else {
             return [encode(#"{"status":"error","ts":\#(ts),"id":\#(id),"err-code":"bad-request","err-msg":"invalid topic \#(request["sub"] ?? "")"}"#)]
         }
         let symbol = topic.split(separator: ".")[1]
