@@ -8,8 +8,26 @@ import MarketAlertKit
 /// `{"type":"subscribe","product_ids":[…],"channels":["ticker","heartbeat"]}`. Coinbase answers with one
 /// `{"type":"subscriptions","channels":[{"name":…,"product_ids":[…]},…]}` listing everything it
 /// subscribed: a product missing from it is a partial ack. Errors: `{"type":"error","message":…,"reason":…}`.
+///
+/// v3 books (`keepingBooks`): the REST `/products/<id>/book?level=2` of each product, polled on the stream's
+/// heartbeats (`CoinbaseBook`); the subscription is unchanged.
 package struct CoinbaseStream: ExchangeStreamProtocol {
+    /// v3: whether each product's book is kept (its levels are the table's).
+    package private(set) var keepsBooks = false
+
     package init() {}
+
+    package func keepingBooks(levels: Int) -> CoinbaseStream? {
+        var configured = self
+        configured.keepsBooks = true
+        return configured
+    }
+
+    package var bookResync: StreamBookResync { .restSnapshot(path: CoinbaseBook.path) }
+
+    package func seedBook(_ body: UnsafeRawBufferPointer, at index: Int, into table: inout StreamMarketTable, receivedAt: Date) -> Bool {
+        CoinbaseBook.seed(body, at: index, into: &table, receivedAt: receivedAt)
+    }
 
     package var exchange: ExchangeID { .coinbase }
     package var keepalive: StreamKeepalive { .serverDriven(window: .seconds(10)) }
@@ -55,9 +73,13 @@ package struct CoinbaseStream: ExchangeStreamProtocol {
                 guard let number = json.integer(sequence) else { return .dropped(.malformed) }
                 fields.sequence = number
             }
+            if keepsBooks { pollBook(json, product, receivedAt: receivedAt, into: &table) }
             return table.apply(fields, market: json.slice(product))
         }
-        if json.isString(type, "heartbeat") { return .heartbeat }
+        if json.isString(type, "heartbeat") {
+            if keepsBooks, let product, product.kind == .string { pollBook(json, product, receivedAt: receivedAt, into: &table) }
+            return .heartbeat
+        }
         if json.isString(type, "subscriptions") {
             guard let channels, channels.kind == .array else { return .dropped(.malformed) }
             return .acked(keys: Self.subscribed(json, channels), complete: true)
@@ -69,6 +91,12 @@ package struct CoinbaseStream: ExchangeStreamProtocol {
             return .rejected(reason: text.isEmpty ? "error" : text, markets: missing)
         }
         return .ignored
+    }
+
+    /// Asks for `product`'s REST book when it is due.
+    private func pollBook(_ json: JSONBytes, _ product: JSONBytes.Value, receivedAt: Date, into table: inout StreamMarketTable) {
+        guard let index = table.index(of: json.slice(product)) else { return }
+        CoinbaseBook.poll(index, receivedAt: receivedAt, into: &table)
     }
 
     /// `channel:product` for every product of every channel in a `subscriptions` message.
