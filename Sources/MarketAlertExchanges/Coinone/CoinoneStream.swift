@@ -10,8 +10,11 @@ import MarketAlertKit
 /// strings, an empty book side `null`, ms; `id` grows with every ticker of a market); errors as
 /// `{"response_type":"ERROR","error_code":…,"message":…}`, which name no market. Keepalive: the client sends
 /// `{"request_type":"PING"}` every 20 s and gets `{"response_type":"PONG"}` (Coinone drops a connection that
-/// stops pinging).
+/// stops pinging). v3 books: `CoinoneBook.swift`.
 package struct CoinoneStream: ExchangeStreamProtocol {
+    /// v3: the levels each book keeps (nil: tickers only).
+    package internal(set) var bookLevels: Int?
+
     package init() {}
 
     package var exchange: ExchangeID { .coinone }
@@ -21,12 +24,15 @@ package struct CoinoneStream: ExchangeStreamProtocol {
     package func marketID(_ pair: MarketPair) -> String { CoinoneTickerSource.marketID(pair) }
 
     package func subscription(for markets: [String]) -> StreamSubscription {
-        let messages = markets.map { market -> String in
+        let channels = bookLevels == nil ? ["TICKER"] : ["TICKER", "ORDERBOOK"]
+        let messages = markets.flatMap { market -> [String] in
             let parts = market.split(separator: "-", maxSplits: 1)
             let (target, quote) = parts.count == 2 ? (String(parts[0]), String(parts[1])) : (market, "KRW")
-            return "{\"request_type\":\"SUBSCRIBE\",\"channel\":\"TICKER\",\"topic\":{\"quote_currency\":\"\(quote)\",\"target_currency\":\"\(target)\"}}"
+            return channels.map { channel in
+                "{\"request_type\":\"SUBSCRIBE\",\"channel\":\"\(channel)\",\"topic\":{\"quote_currency\":\"\(quote)\",\"target_currency\":\"\(target)\"}}"
+            }
         }
-        return StreamSubscription(messages: messages, acks: Set(markets.map { "TICKER:\($0)" }))
+        return StreamSubscription(messages: messages, acks: Set(markets.flatMap { market in channels.map { "\($0):\(market)" } }))
     }
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
@@ -59,8 +65,13 @@ package struct CoinoneStream: ExchangeStreamProtocol {
             return .rejected(reason: "error_code \(code.map(json.string) ?? "?"): \(message.map(json.string) ?? "")")
         }
         guard json.isString(type, "DATA") else { return .ignored }
+        if let channel, json.isString(channel, "ORDERBOOK") {
+            guard let data, data.kind == .object else { return .dropped(.malformed) }
+            return Self.orderbook(json, data: data, receivedAt: receivedAt, into: &table)
+        }
         guard let channel, json.isString(channel, "TICKER") else { return .ignored }
         guard let data, data.kind == .object else { return .dropped(.malformed) }
+        let bestLevels = !table.keepsBooks  // with books, the best bid and ask follow the book
         var target: JSONBytes.Value?
         var quote: JSONBytes.Value?
         var id: JSONBytes.Value?
@@ -69,8 +80,8 @@ package struct CoinoneStream: ExchangeStreamProtocol {
             if json.matches(start, end, "target_currency") { target = value }
             else if json.matches(start, end, "quote_currency") { quote = value }
             else if json.matches(start, end, "last") { fields.last = StreamQuoteFields.field(json, value) }
-            else if json.matches(start, end, "bid_best_price") { fields.bid = StreamQuoteFields.field(json, value) }
-            else if json.matches(start, end, "ask_best_price") { fields.ask = StreamQuoteFields.field(json, value) }
+            else if json.matches(start, end, "bid_best_price") { if bestLevels { fields.bid = StreamQuoteFields.field(json, value) } }
+            else if json.matches(start, end, "ask_best_price") { if bestLevels { fields.ask = StreamQuoteFields.field(json, value) } }
             else if json.matches(start, end, "timestamp") { fields.exchangeTime = json.millis(value) }
             else if json.matches(start, end, "id") { id = value }
             return true

@@ -38,19 +38,20 @@ package enum CoinoneWire {
 
     static let invalidTopic = #"{"response_type":"ERROR","error_code":160012,"message":"Invalid Topic"}"#
 
-    /// `{"request_type":"SUBSCRIBE","channel":"TICKER","topic":{…}}` → `SUBSCRIBED` echoing the topic (the
+    /// `{"request_type":"SUBSCRIBE","channel":"TICKER"|"ORDERBOOK","topic":{…}}` → `SUBSCRIBED` echoing the topic (the
     /// shape of Coinone's docs); `{"request_type":"PING"}` → `{"response_type":"PONG"}`; anything else, or a
     /// market it is told to refuse, → `ERROR` (Coinone's errors name no market).
     static func persona(_ text: String, _ knobs: PersonaKnobs) -> [WireReply] {
         guard let request = WireJSON.object(text), let type = request["request_type"] as? String else { return [.text(invalidTopic)] }
         if type == "PING" { return knobs.answerPings ? [.text(#"{"response_type":"PONG"}"#)] : [] }
-        guard type == "SUBSCRIBE", request["channel"] as? String == "TICKER", let topic = request["topic"] as? [String: Any],
+        guard type == "SUBSCRIBE", let channel = request["channel"] as? String, ["TICKER", "ORDERBOOK"].contains(channel),
+              let topic = request["topic"] as? [String: Any],
               let quote = topic["quote_currency"] as? String, let target = topic["target_currency"] as? String,
               quote == "KRW", WireJSON.matches(target, #"^[A-Z0-9]+$"#), !knobs.refused.contains(target)
         else { return [.text(invalidTopic)] }
         switch knobs.mode {
         case .ack, .partial:
-            return [.text(#"{"response_type":"SUBSCRIBED","channel":"TICKER","data":{"quote_currency":"KRW","target_currency":"\#(target)"}}"#)]
+            return [.text(#"{"response_type":"SUBSCRIBED","channel":"\#(channel)","data":{"quote_currency":"KRW","target_currency":"\#(target)"}}"#)]
         case .reject:
             return [.text(invalidTopic)]
         case .silent:

@@ -12,8 +12,11 @@ import MarketAlertKit
 /// carry at most `pairsPerRequest` pairs. Keepalive: Gate keeps connections alive "on the protocol layer"
 /// (its docs): it pings the client, which answers, and answers the client's WebSocket pings, sent every
 /// 15 s here. Its application ping (`spot.ping`, answered by `spot.pong`, which is read as a heartbeat) would
-/// need a fresh `time` in every ping; the protocol ping needs nothing.
+/// need a fresh `time` in every ping; the protocol ping needs nothing. v3 books: `GateBook.swift`.
 package struct GateStream: ExchangeStreamProtocol {
+    /// v3: the levels each book keeps (nil: tickers only).
+    package internal(set) var bookLevels: Int?
+
     package init() {}
 
     package var exchange: ExchangeID { .gate }
@@ -28,6 +31,7 @@ package struct GateStream: ExchangeStreamProtocol {
 
     /// Two requests (tickers, book_ticker) per chunk of pairs; each request's `id` comes from its channel
     /// and pairs, so a request sent again with fewer pairs after a refusal never shares one still pending.
+    /// With books, `spot.order_book_update` requests (one per pair) take `spot.book_ticker`'s place.
     package func subscription(for markets: [String]) -> StreamSubscription {
         let time = Self.seconds()
         var messages: [String] = []
@@ -36,7 +40,13 @@ package struct GateStream: ExchangeStreamProtocol {
         for start in stride(from: 0, to: markets.count, by: Self.pairsPerRequest) {
             let chunk = Array(markets[start..<min(start + Self.pairsPerRequest, markets.count)])
             let payload = chunk.map { "\"\($0)\"" }.joined(separator: ",")
-            for (index, channel) in Self.channels.enumerated() {
+            if bookLevels != nil {
+                let books = bookSubscription(chunk, time: time)
+                messages += books.messages
+                acks.formUnion(books.acks)
+                parts += books.parts
+            }
+            for (index, channel) in Self.channels.enumerated() where bookLevels == nil || index == 0 {
                 let id = Self.requestID(channel: index, pairs: chunk)
                 messages.append("{\"time\":\(time),\"id\":\(id),\"channel\":\"\(channel)\",\"event\":\"subscribe\",\"payload\":[\(payload)]}")
                 acks.insert("id:\(id)")
@@ -81,6 +91,9 @@ package struct GateStream: ExchangeStreamProtocol {
         if json.isString(event, "subscribe") { return Self.answer(json, error: error, result: result, id: id) }
         guard json.isString(event, "update") else { return .ignored }
         guard let result, result.kind == .object else { return .dropped(.malformed) }
+        if json.isString(channel, "spot.order_book_update") {
+            return bookUpdate(json, result, frame: frame, receivedAt: receivedAt, into: &table)
+        }
         if json.isString(channel, "spot.tickers") {
             var pair: JSONBytes.Value?
             var fields = StreamQuoteFields()

@@ -37,7 +37,8 @@ package enum GateWire {
         return #"{"time":\#(millis / 1000),"time_ms":\#(millis),"channel":"spot.tickers","event":"update","result":{"currency_pair":"\#(pair)","last":"\#(t(row.last))","lowest_ask":"\#(t(row.ask))","highest_bid":"\#(t(row.bid))","change_percentage":"0.5","base_volume":"1219.05","quote_volume":"8807.4","high_24h":"\#(t(row.high))","low_24h":"\#(t(row.low))"}}"#
     }
 
-    /// `{"time","id","channel":"spot.tickers"|"spot.book_ticker","event":"subscribe","payload":[pairs]}` →
+    /// `{"time","id","channel":"spot.tickers"|"spot.book_ticker","event":"subscribe","payload":[pairs]}` (or
+    /// `spot.order_book_update` with `[pair, interval]`) →
     /// one answer per request echoing its `id`; `{"time","channel":"spot.ping"}` → `spot.pong`. A `time` more
     /// than 60 s from the server's clock, or a malformed request, gets Gate's code 1 or 2 error.
     static func persona(_ text: String, _ knobs: PersonaKnobs) -> [WireReply] {
@@ -58,9 +59,14 @@ package enum GateWire {
             return knobs.answerPings ? [.text("{\"time\":\(seconds),\"time_ms\":\(millis),\"conn_id\":\"62f2c1dabbe186d7\",\"channel\":\"spot.pong\",\"event\":\"\",\"result\":null}")] : []
         }
         let id = (request["id"] as? NSNumber)?.int64Value
-        let payload = request["payload"] as? [String] ?? []
-        guard ["spot.tickers", "spot.book_ticker"].contains(channel), request["event"] as? String == "subscribe", !payload.isEmpty,
-              payload.allSatisfy({ WireJSON.matches($0, #"^[A-Z0-9]+_[A-Z0-9]+$"#) })
+        var payload = request["payload"] as? [String] ?? []
+        // `spot.order_book_update` takes one pair and an update interval (`["BTC_USDT","100ms"]`).
+        if channel == "spot.order_book_update" {
+            guard payload.count == 2, ["20ms", "100ms"].contains(payload[1]) else { return [error(channel, id, payload, 2, "invalid argument")] }
+            payload.removeLast()
+        }
+        guard ["spot.tickers", "spot.book_ticker", "spot.order_book_update"].contains(channel), request["event"] as? String == "subscribe",
+              !payload.isEmpty, payload.allSatisfy({ WireJSON.matches($0, #"^[A-Z0-9]+_[A-Z0-9]+$"#) })
         else { return [error(channel, id, payload, 2, "invalid argument")] }
         if let unknown = payload.first(where: knobs.refused.contains) {
             return [error(channel, id, payload, 2, "unknown currency pair: \(unknown)")]

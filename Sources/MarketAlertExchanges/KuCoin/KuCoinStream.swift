@@ -13,8 +13,11 @@ import MarketAlertKit
 /// or `{"id":…,"type":"error","code":…,"data":…}` for the whole request. Keepalive: `{"id":…,"type":"ping"}`
 /// → `{"id":…,"type":"pong"}`, sent every 15 s, inside the 18 s `pingInterval` KuCoin hands out; the server
 /// gives up `pingTimeout` (10 s) after a missed one, so the window is 25 s. At most 100 client messages per
-/// 10 s.
+/// 10 s. v3 books: `KuCoinBook.swift`.
 package struct KuCoinStream: ExchangeStreamProtocol {
+    /// v3: the levels each book keeps (nil: tickers only).
+    package internal(set) var bookLevels: Int?
+
     package init() {}
 
     package var exchange: ExchangeID { .kucoin }
@@ -29,19 +32,23 @@ package struct KuCoinStream: ExchangeStreamProtocol {
 
     package func marketID(_ pair: MarketPair) -> String { KuCoinTickerSource.symbol(pair) }
 
-    /// One request per 100 pairs; each `id` comes from its pairs, so a request sent again with fewer pairs
-    /// after a refusal never shares one still pending.
+    /// One request per 100 pairs (and per topic: `/market/ticker`, with books `/market/level2` too); each
+    /// `id` comes from its topic, so a request sent again with fewer pairs after a refusal never shares one
+    /// still pending.
     package func subscription(for markets: [String]) -> StreamSubscription {
         var messages: [String] = []
         var acks: Set<String> = []
         var parts: [[String]] = []
+        let prefixes = bookLevels == nil ? ["/market/ticker:"] : ["/market/ticker:", "/market/level2:"]
         for start in stride(from: 0, to: markets.count, by: Self.pairsPerRequest) {
             let chunk = Array(markets[start..<min(start + Self.pairsPerRequest, markets.count)])
-            let topic = "/market/ticker:" + chunk.joined(separator: ",")
-            let id = Self.requestID(topic)
-            messages.append("{\"id\":\"\(id)\",\"type\":\"subscribe\",\"topic\":\"\(topic)\",\"privateChannel\":false,\"response\":true}")
-            acks.insert("id:\(id)")
-            parts.append(chunk)
+            for prefix in prefixes {
+                let topic = prefix + chunk.joined(separator: ",")
+                let id = Self.requestID(topic)
+                messages.append("{\"id\":\"\(id)\",\"type\":\"subscribe\",\"topic\":\"\(topic)\",\"privateChannel\":false,\"response\":true}")
+                acks.insert("id:\(id)")
+                parts.append(chunk)
+            }
         }
         return StreamSubscription(messages: messages, acks: acks, refusesWholeMessage: true, parts: parts)
     }
@@ -105,8 +112,10 @@ package struct KuCoinStream: ExchangeStreamProtocol {
         }
         guard let type, type.kind == .string else { return .dropped(.unknownMessage) }
         if json.isString(type, "message") {
-            guard let topic, json.hasPrefix(topic, "/market/ticker:"), let data, data.kind == .object else { return .dropped(.malformed) }
-            return Self.ticker(json, topic: topic, data: data, into: &table)
+            guard let topic, let data, data.kind == .object else { return .dropped(.malformed) }
+            if json.hasPrefix(topic, "/market/level2:") { return Self.level2(json, data: data, frame: frame, receivedAt: receivedAt, into: &table) }
+            guard json.hasPrefix(topic, "/market/ticker:") else { return .dropped(.malformed) }
+            return Self.ticker(json, topic: topic, data: data, bestLevels: !table.keepsBooks, into: &table)
         }
         if json.isString(type, "pong") || json.isString(type, "welcome") { return .heartbeat }
         if json.isString(type, "ack") {
@@ -122,12 +131,15 @@ package struct KuCoinStream: ExchangeStreamProtocol {
         return .ignored
     }
 
-    private static func ticker(_ json: JSONBytes, topic: JSONBytes.Value, data: JSONBytes.Value, into table: inout StreamMarketTable) -> StreamFrame {
+    /// `bestLevels` false (books kept): the best bid and ask follow the book, the ticker brings the last price.
+    private static func ticker(
+        _ json: JSONBytes, topic: JSONBytes.Value, data: JSONBytes.Value, bestLevels: Bool, into table: inout StreamMarketTable
+    ) -> StreamFrame {
         var fields = StreamQuoteFields()
         var sequence: JSONBytes.Value?
         json.members(ofObjectAt: data.start) { start, end, value in
-            if json.matches(start, end, "bestBid") { fields.bid = StreamQuoteFields.field(json, value) }
-            else if json.matches(start, end, "bestAsk") { fields.ask = StreamQuoteFields.field(json, value) }
+            if json.matches(start, end, "bestBid") { if bestLevels { fields.bid = StreamQuoteFields.field(json, value) } }
+            else if json.matches(start, end, "bestAsk") { if bestLevels { fields.ask = StreamQuoteFields.field(json, value) } }
             else if json.matches(start, end, "price") { fields.last = StreamQuoteFields.field(json, value) }
             else if json.matches(start, end, "time") { fields.exchangeTime = json.millis(value) }
             else if json.matches(start, end, "sequence") { sequence = value }

@@ -47,8 +47,8 @@ package enum KuCoinWire {
         return #"{"data":{"sequence":"\#(1_613_277_183_000 + sequence)","bestAsk":"\#(t(row.ask))","size":"\#(t(row.lastQty))","bestBidSize":"\#(t(row.bidQty))","price":"\#(t(row.last))","time":\#(millis),"bestAskSize":"\#(t(row.askQty))","bestBid":"\#(t(row.bid))"},"subject":"trade.ticker","topic":"/market/ticker:\#(symbol)","type":"message"}"#
     }
 
-    /// `{"id","type":"subscribe","topic":"/market/ticker:A,B","privateChannel":false,"response":true}` (at most
-    /// 100 pairs) → `{"id","type":"ack"}`, or an `error` for the whole request; `{"id","type":"ping"}` →
+    /// `{"id","type":"subscribe","topic":"/market/ticker:A,B","privateChannel":false,"response":true}` (or
+    /// `/market/level2:A,B`; at most 100 pairs) → `{"id","type":"ack"}`, or an `error` for the whole request; `{"id","type":"ping"}` →
     /// `{"id","type":"pong"}`.
     static func persona(_ text: String, _ knobs: PersonaKnobs) -> [WireReply] {
         guard let request = WireJSON.object(text), let type = request["type"] as? String else {
@@ -59,15 +59,15 @@ package enum KuCoinWire {
         if type == "ping" {
             return knobs.answerPings ? [.text("{\"id\":\"\(id)\",\"type\":\"pong\",\"timestamp\":1619378326134871}")] : []
         }
-        guard type == "subscribe", let topic = request["topic"] as? String, topic.hasPrefix("/market/ticker:"),
-              request["response"] as? Bool == true
+        guard type == "subscribe", let topic = request["topic"] as? String,
+              let prefix = ["/market/ticker:", "/market/level2:"].first(where: topic.hasPrefix), request["response"] as? Bool == true
         else { return [error(415, "type is not supported")] }
-        let pairs = topic.dropFirst("/market/ticker:".count).split(separator: ",").map(String.init)
+        let pairs = topic.dropFirst(prefix.count).split(separator: ",").map(String.init)
         guard !pairs.isEmpty else { return [error(400, "topic is empty")] }
         guard pairs.count <= 100 else { return [error(509, "exceed max subscription count limitation of 100 per time")] }
         guard pairs.allSatisfy({ WireJSON.matches($0, #"^[A-Z0-9]+-[A-Z0-9]+$"#) }) else { return [error(400, "topic format is invalid")] }
         if let unknown = pairs.first(where: knobs.refused.contains) {
-            return [error(404, "topic /market/ticker:\(unknown) is not found")]
+            return [error(404, "topic \(prefix)\(unknown) is not found")]
         }
         switch knobs.mode {
         case .ack, .partial: return [.text("{\"id\":\"\(id)\",\"type\":\"ack\"}")]
