@@ -31,6 +31,16 @@ ensure_python_packages() {
     "${pip[@]}" 2>/dev/null || as_root "${pip[@]}" 2>/dev/null || as_root "${pip[@]}" --break-system-packages
 }
 
+# aiosmtpd: the real SMTP server the email tests start on 127.0.0.1 (scripts/lib/smtp-test-server.py).
+# Installed once; without a network the run goes on and those tests fail, naming the missing module.
+ensure_smtp_test_server() {
+    python3 -c 'import aiosmtpd' 2>/dev/null && return 0
+    echo "deps: installing aiosmtpd (pip)" >&2
+    local pip=(python3 -m pip install --quiet --disable-pip-version-check aiosmtpd)
+    "${pip[@]}" 2>/dev/null || as_root "${pip[@]}" 2>/dev/null || as_root "${pip[@]}" --break-system-packages 2>/dev/null \
+        || echo "deps: aiosmtpd could not be installed (offline?); the email tests will fail" >&2
+}
+
 # A real browser for the status page tests (headless Chromium renders it; CJK fonts for TWSE names).
 ensure_test_browser() {
     ensure_debian_packages chromium fonts-noto-cjk

@@ -22,7 +22,7 @@ package enum NotificationTitle {
     }
 
     /// `3.5`, `-0.25`, `12`: two decimals at most, trailing zeros dropped.
-    static func percent(_ value: Double) -> String {
+    package static func percent(_ value: Double) -> String {
         guard value.isFinite else { return "?" }
         let text = String(format: "%.2f", value)
         guard text.contains(".") else { return text }
