@@ -15,7 +15,7 @@ extension AlertEngine {
         premium = PremiumEvaluator(states: restored.premium)
         premium.history = observed
         _ = premium.retain(settings: settings.premium)
-        restoreHistory(restored, now: now)
+        history.adopt(warmup: restored.history, digestDay: restored.digestDay, rings: &premium.history, settings: settings, now: now)
         sources.adopt(restored.sources, now: now)
         fx.adopt(restored.fx, alerts: settings.fx.alerts)
         ipo.adopt(restored.ipo)

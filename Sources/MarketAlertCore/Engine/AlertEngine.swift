@@ -33,10 +33,10 @@ package struct AlertEngine: Sendable {
     var ipo: IPOMachine
     var lastStatus: String?
     var lastStatusSettled = false
-    /// Silences and the record of every firing key (`AlertEngine+Silences.swift`).
-    var silenceBook = SilenceBook()
-    /// The daily digest's schedule, last day sent and tallies (`AlertEngine+History.swift`).
-    var digest = DigestState()
+    /// Silences and the record of every firing key (`SilenceMachine`).
+    var silencing = SilenceMachine()
+    /// When history is published and pruned, and the daily digest (`HistoryMachine`).
+    var history: HistoryMachine
 
     /// States restored from the store.
     package struct Restored: Sendable {
@@ -59,8 +59,9 @@ package struct AlertEngine: Sendable {
         fx = FXMachine(restored: restored.fx)
         ipo = IPOMachine(settings: settings.ipo, restored: restored.ipo)
         _ = premium.retain(settings: settings.premium)
+        history = HistoryMachine(
+            warmup: restored.history, digestDay: restored.digestDay, rings: &premium.history, settings: settings, now: now)
         awaitSources(settings, now: now, only: nil)
-        restoreHistory(restored, now: now)
     }
 
     /// The first actions of a run: the status line ("waiting for binance, dunamu") and what is awaited.

@@ -76,7 +76,7 @@ struct DigestState: Sendable {
     var due: Date?
     var current: [String: DigestTally] = [:]
     var following: [String: DigestTally] = [:]
-    /// A digest missed while the daemon was down, sent by `start` (see ``AlertEngine/restoreDigest``).
+    /// A digest missed while the daemon was down, sent at start or takeover (see ``HistoryMachine``).
     var late: (due: Date, tallies: [String: DigestTally])?
 
     mutating func add(_ samples: [HistorySample]) {

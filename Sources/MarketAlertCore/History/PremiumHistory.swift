@@ -28,8 +28,6 @@ package struct PremiumHistory: Sendable {
     var windows: [String: String] = [:]
     /// When the earliest open slot ends: the engine's flush deadline.
     package private(set) var flushAt: Date?
-    /// When the engine last asked the store to prune samples past `retention`.
-    var lastPrune: Date?
 
     package init() {}
 
