@@ -28,6 +28,12 @@ package actor AlertPublisher {
     private var hooks: (any PublicationHooks)?
     /// HA only (nil: a single instance): whether and with which epoch this instance leads (`AlertPublisher+HA`).
     package var ha: PublisherLeadership?
+    /// v3 routes, time windows and inhibition (nil: none configured; `AlertPublisher+Routing`).
+    var router: NotificationRouter?
+    /// The durable targets a routed event waiting for a sink retry was routed to, by event id.
+    var routedTargets: [String: [String]] = [:]
+    /// Notifications the router released (an inhibitor resolved), delivered after the publication that did it.
+    var releasedByRouter: [RoutedNotification] = []
 
     package init(store: (any AlertStore)?, sinks: [any AlertSink], clock: any DaemonClock, logger: Logger) {
         self.store = store
@@ -41,6 +47,10 @@ package actor AlertPublisher {
 
     /// Replaces the sinks (a reload); events waiting for a retry go to the new set's sink of the same name.
     package func replaceSinks(_ sinks: [any AlertSink]) { self.sinks = sinks }
+
+    /// The sinks routes choose among (the outbox), and the hooks that count routing.
+    var sinksForRouting: [any AlertSink] { sinks.filter { $0 is any RoutedAlertSink } }
+    var hooksForRouting: (any PublicationHooks)? { hooks }
 
     /// Commits, delivers, clears. A failed commit is logged and delivery still goes ahead: a possible repeat
     /// after a restart is better than a lost notification. Returns `nextSinkRetry`.
@@ -58,13 +68,15 @@ package actor AlertPublisher {
         }
         await retryFailedSinks()
         var delivered: [String] = []
-        for event in publication.events {
+        for original in publication.events {
+            let (event, routing) = route(original)
             logger.debug("notification", metadata: ["key": "\(event.key)", "status": "\(event.status)", "event_id": "\(event.id)"])
-            let complete = await fanOut(event, to: sinks)
+            let complete = await fanOut(event, to: sinks, routing: routing)
             if complete { delivered.append(event.id) }
             hooks?.delivered(event, at: clock.now(), complete: complete)
         }
         await clear(delivered)
+        await deliverReleased()
         // Held back by a silence: the states above are committed, the events reach no sink and are not pending.
         if !publication.silenced.isEmpty {
             for held in publication.silenced {
@@ -82,12 +94,16 @@ package actor AlertPublisher {
     /// Tries the sinks that failed again (the engine loop's timer, at `nextSinkRetry`); returns the next time.
     package func retrySinks() async -> Date? {
         await retryFailedSinks()
+        await wakeRouter()
         scheduleSinkRetry()
         return nextSinkRetry
     }
 
-    private func scheduleSinkRetry() {
-        nextSinkRetry = retries.isEmpty ? nil : clock.now().addingTimeInterval(retries.retryDelay)
+    /// The next time the publisher wants `retrySinks`: a failed sink's retry or the router's next window check.
+    func scheduleSinkRetry() {
+        let now = clock.now()
+        let retry = retries.isEmpty ? nil : now.addingTimeInterval(retries.retryDelay)
+        nextSinkRetry = [retry, router?.nextWake(after: now)].compactMap { $0 }.min()
     }
 
     /// Delivers what a previous run committed but may not have handed to every sink.
@@ -109,21 +125,25 @@ package actor AlertPublisher {
             }
         }
         if !events.isEmpty { logger.notice("delivering \(events.count) notification(s) left pending by the previous run") }
-        for event in events where await fanOut(event, to: sinks) { delivered.append(event.id) }
+        for original in events {
+            let (event, routing) = route(original)
+            if await fanOut(event, to: sinks, routing: routing) { delivered.append(event.id) }
+        }
         await clear(delivered)
         scheduleSinkRetry()
     }
 
     /// Hands `event` to every sink; true when all took it and none still has it queued. Failures are queued
     /// for a retry of that sink; a queued sink's later report ends the wait (`follow`).
-    private func fanOut(_ event: AlertEvent, to sinks: [any AlertSink]) async -> Bool {
+    func fanOut(_ event: AlertEvent, to sinks: [any AlertSink], routing: RoutingDecision?) async -> Bool {
         var complete = true
         for sink in sinks {
             do {
-                if try await hand(event, to: sink) == .queued { complete = false }
+                if try await hand(event, to: sink, routing: routing) == .queued { complete = false }
             } catch {
                 complete = false
                 logger.error("notification not delivered: \(error)", metadata: ["sink": "\(sink.name)", "key": "\(event.key)", "event_id": "\(event.id)"])
+                if let targets = routing?.sinks, sink is any RoutedAlertSink { routedTargets[event.id] = targets }
                 if let dropped = retries.add(event, sink: sink.name) {
                     logger.error("giving up on a notification after repeated sink failures", metadata: ["event_id": "\(dropped.id)"])
                 }
@@ -135,7 +155,11 @@ package actor AlertPublisher {
     /// One sink's share of a delivery: a queued sink's `submit` returns at once (with no suspension before
     /// the caller records what it queued, so its writer's report cannot arrive first); any other sink's
     /// `deliver` has written or durably queued the event when it returns.
-    private func hand(_ event: AlertEvent, to sink: any AlertSink) async throws -> SinkReceipt {
+    private func hand(_ event: AlertEvent, to sink: any AlertSink, routing: RoutingDecision?) async throws -> SinkReceipt {
+        if let routed = sink as? any RoutedAlertSink, let routing {
+            try await routed.deliver(event, toTargets: routing.sinks)
+            return .written
+        }
         if let queued = sink as? any QueuedAlertSink {
             let receipt = try queued.submit(event)
             if receipt == .queued { unwritten[event.id, default: []].insert(sink.name) }
@@ -173,7 +197,8 @@ package actor AlertPublisher {
             // A sink removed by a reload has nothing left to retry.
             guard let sink = sinks.first(where: { $0.name == entry.sink }) else { continue }
             do {
-                _ = try await hand(entry.event, to: sink)
+                let routing = routedTargets[entry.event.id].map { RoutingDecision(sinks: $0) }
+                _ = try await hand(entry.event, to: sink, routing: routing)
                 logger.notice("notification delivered on retry", metadata: ["sink": "\(sink.name)", "event_id": "\(entry.event.id)"])
             } catch {
                 if let dropped = retries.add(entry.event, sink: entry.sink, attempts: entry.attempts + 1) {
@@ -181,6 +206,7 @@ package actor AlertPublisher {
                 }
             }
         }
+        for id in touched where retries.isLastFor(id) { routedTargets[id] = nil }
         await clear(touched.filter { retries.isLastFor($0) && unwritten[$0] == nil }.sorted())
     }
 

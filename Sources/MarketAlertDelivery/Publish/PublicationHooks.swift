@@ -12,4 +12,10 @@ package protocol PublicationHooks: Sendable {
     func heldBack(_ events: [SilencedEvent])
     /// The engine handled these silences' ends; called after the publication's commit and fan-out.
     func silencesEnded(_ ids: [String], at: Date) async
+    /// v3: a routing decision (the targets a route sent to, or why it sent nothing).
+    func routed(_ event: AlertEvent, decision: RoutingDecision)
+}
+
+extension PublicationHooks {
+    package func routed(_ event: AlertEvent, decision: RoutingDecision) {}
 }

@@ -21,7 +21,7 @@ import ServiceLifecycle
 /// `stopGracefully()`) a loop in the middle of an attempt finishes and records it (bounded by the webhook's
 /// timeout); idle or waiting loops stop at once. On cancellation in-flight requests are abandoned and
 /// their rows kept. `deliver` keeps queueing after `run()` returned; those rows go out after the next start.
-package actor WebhookOutbox: AlertSink, Service {
+package actor WebhookOutbox: RoutedAlertSink, Service {
     package nonisolated let name = "webhooks"
 
     private let store: any WebhookQueueStore
@@ -80,9 +80,16 @@ package actor WebhookOutbox: AlertSink, Service {
 
     /// Queues `event` for every target whose `kinds` include its kind, then wakes their loops.
     package func deliver(_ event: AlertEvent) async throws {
+        try await deliver(event, toTargets: nil)
+    }
+
+    /// v3 routes: queues `event` for the named targets only (nil: every target), each still filtered by its
+    /// `kinds`; a name that is not a target (removed by a reload) is skipped.
+    package func deliver(_ event: AlertEvent, toTargets names: [String]?) async throws {
         let now = clock.now()
         var entries: [WebhookOutboxEntry] = []
-        for name in controls.keys.sorted() {
+        let chosen = names.map(Set.init)
+        for name in controls.keys.sorted() where chosen?.contains(name) ?? true {
             guard let target = controls[name]?.target, target.kinds.contains(event.kind) else { continue }
             do {
                 let body = try target.render(event)

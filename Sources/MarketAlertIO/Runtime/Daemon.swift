@@ -95,6 +95,7 @@ package enum Daemon {
             http.apply(newSettings.http)
             await wiring.reloadWebhooks(newSettings)
             await runtime.publisher.replaceSinks(wiring.sinks(for: newSettings))
+            await runtime.publisher.configureRouting(newSettings.routing)
             await runtime.apply(newSettings)
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [

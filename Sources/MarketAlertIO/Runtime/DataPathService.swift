@@ -39,6 +39,7 @@ package final class DataPathService: Service, Sendable {
             ? await StateRestore.load(from: store, settings: settings, now: clock.now(), logger: logger) : StateRestore.Loaded()
         let engine = AlertEngine(settings: settings, restored: restored.states, now: clock.now(), makeID: makeID)
         let publisher = AlertPublisher(store: store, sinks: sinks, clock: clock, logger: logger)
+        await publisher.configureRouting(settings.routing)
         // HA: a standby until the lease keeper's takeover (`EngineInbox.takeover`).
         if let leadership { await publisher.enableHA(reportingTo: leadership) }
         await publisher.publish(restored.legacy)

@@ -60,6 +60,16 @@ package struct DaemonPublicationHooks: PublicationHooks {
         for held in events { metrics.count(MetricNames.notificationsSilenced, [("kind", held.event.kind.rawValue)]) }
     }
 
+    package func routed(_ event: AlertEvent, decision: RoutingDecision) {
+        guard let metrics else { return }
+        let kind = event.kind.rawValue
+        for sink in decision.sinks ?? [] { metrics.count(MetricNames.notificationsRouted, [("sink", sink), ("kind", kind)]) }
+        if decision.inhibitedBy != nil { metrics.count(MetricNames.notificationsMuted, [("kind", kind), ("reason", "inhibited")]) }
+        if decision.mutedByTime > 0 {
+            metrics.count(MetricNames.notificationsMuted, [("kind", kind), ("reason", "time_interval")])
+        }
+    }
+
     package func silencesEnded(_ ids: [String], at: Date) async {
         guard let silences else { return }
         do { try await silences.markSilenceEndsHandled(ids, at: at) } catch {
