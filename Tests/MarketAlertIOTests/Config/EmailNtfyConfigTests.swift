@@ -8,10 +8,10 @@ import Testing
 /// sink are errors naming their key path.
 @Suite struct EmailNtfyConfigTests {
     private let base = """
-        exchanges: { binance: {} }
+        exchanges: { binance: {}, bybit: {} }
         premium:
           rules:
-            - { name: g, assets: [btc], exchanges: [binance], quotes: [usdt] }
+            - { name: g, assets: [btc], exchanges: [binance, bybit], quotes: [usdt] }
 
         """
 

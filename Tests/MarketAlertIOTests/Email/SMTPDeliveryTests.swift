@@ -29,7 +29,7 @@ struct SMTPDeliveryTests {
         let script = """
             import sys, json, email, email.policy
             m = email.message_from_bytes(sys.stdin.buffer.read(), policy=email.policy.default)
-            print(json.dumps({"subject": str(m["subject"]), "message_id": str(m["message-id"]), "body": m.get_content(),
+            print(json.dumps({"subject": str(m["subject"]), "message_id": str(m["message-id"]), "body": m.get_content().replace("\\r\\n", "\\n"),
                               "charset": m.get_content_charset(), "date": str(m["date"])}))
             """
         let output = try await Python.run(script, stdin: Data(message.utf8))
