@@ -2,8 +2,8 @@ import Foundation
 import MarketAlertCore
 
 /// Kraken as a peer: `/0/public/Ticker?pair=…` (only the pairs asked for, under the names asked;
-/// `EQuery:Unknown asset pair` when one is unknown), v2 `ticker` updates and one `subscribe` result per
-/// symbol.
+/// `EQuery:Unknown asset pair` when one is unknown; every listed pair without `pair=`), v2 `ticker`
+/// updates and one `subscribe` result per symbol.
 package enum KrakenWire {
     package static let kit = ExchangeWireKit(
         homeQuote: "USDT", recordedQuote: "USD",
@@ -13,6 +13,10 @@ package enum KrakenWire {
             answer: { request, book in
                 guard request.path == path else { return nil }
                 let names = request.listValue("pair")
+                // Without `pair`, Kraken answers every pair it lists (what the source reads after a refusal).
+                if names.isEmpty {
+                    return .json(body((book.live().map(\.row) + book.others).map { (KrakenPairNames.requestName($0.pair), $0) }))
+                }
                 let rows = names.compactMap { name in book.row(name).map { (name, $0) } }
                 guard !names.isEmpty, rows.count == names.count else { return .json(#"{"error":["EQuery:Unknown asset pair"]}"#) }
                 return .json(body(rows))
