@@ -145,7 +145,10 @@ struct HTXBitfinexDepthIntegrationTests {
         // HTX's book comes up to Bitfinex's: the premium clears.
         htx.push(binary: Self.htxBBO(mid: 100_600))
         htx.push(binary: Self.htxDepth(mid: 100_600, version: 2))
-        _ = try await daemon.waitForEvent("the clear") { $0.key == "premium/executable/BTC" && $0.status == "resolved" }
+        let clear = try await daemon.waitForEvent("the clear") { $0.key == "premium/executable/BTC" && $0.status == "resolved" }
+        // Cleared by the books (no premium left to take), not by the resync in between.
+        let left = Self.expectedPct(buyAsks: Self.prices(100_600, bid: false), sellBids: Self.prices(100_600, bid: true))
+        #expect(clear.premium?.pct == left.net, "\(String(describing: clear.premium?.pct)) vs \(left.net)")
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
         await htx.shutdown()
