@@ -19,6 +19,8 @@ package enum MetricNames {
     package static let haLeader = "marketalertd_ha_leader"
     /// v3: order books thrown away and rebuilt from a fresh snapshot (`exchange`, `reason`).
     package static let bookResyncs = "marketalertd_book_resyncs_total"
+    /// v3: the tether premium, USDT/KRW against the official USD/KRW (`provider`: the exchange USDT/KRW is from).
+    package static let usdtKrwPremiumPct = "marketalertd_usdt_krw_premium_pct"
 
     package static let help: [String: String] = [
         sourceUp: "1 while the source's last fetch or stream message succeeded, else 0.",
@@ -34,6 +36,7 @@ package enum MetricNames {
         fxRateAge: "Age of the FX rate in use.",
         tickToNotification: "From the input's arrival at the engine to the notification handed to the sinks.",
         haLeader: "1 on the HA group's leader, 0 on a standby (only with ha:).",
+        usdtKrwPremiumPct: "The tether premium: USDT/KRW against the official USD/KRW, in percent (absent while either is unknown).",
     ]
 
     /// REST request durations: 5 ms to 30 s (exchange APIs answer in tens of ms; TWSE and timeouts take seconds).

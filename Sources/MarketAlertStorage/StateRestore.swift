@@ -47,6 +47,7 @@ package enum StateRestore {
         states.sources = try await decode(store, kind: "source", logger: logger)
         states.fx = try await decode(store, kind: "fx", logger: logger)
         states.ipo = try await decode(store, kind: IPOAlertState.kind, logger: logger)
+        states.listings = try await decode(store, kind: ListingBook.kind, logger: logger)
         return states
     }
 

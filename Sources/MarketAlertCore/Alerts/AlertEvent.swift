@@ -23,6 +23,8 @@ package struct AlertEvent: Sendable, Equatable, Codable {
     package var source: SourceDetail?
     /// v2: the daily digest (kind `digest`).
     package var digest: DigestDetail?
+    /// v3: a market listed on or delisted from an exchange (kind `listing`).
+    package var listing: ListingDetail?
 
     package init(
         id: String, key: String, kind: AlertKind, status: String, severity: Severity, at: Date, summary: String,
@@ -85,6 +87,8 @@ package struct FXDetail: Sendable, Equatable, Codable {
     package var at: Date
     /// At most 6 decimals in JSON (``OptionalPercentNumber``).
     @OptionalPercentNumber package var changePct: Double?
+    /// v3, pair USDT/KRW: the tether premium against the official USD/KRW, in percent.
+    @OptionalPercentNumber package var premiumPct: Double?
 
     package init(pair: String, rate: Decimal, provider: String, at: Date, changePct: Double? = nil) {
         self.pair = pair
@@ -100,7 +104,7 @@ package struct FXDetail: Sendable, Equatable, Codable {
             changePct: rate.changePct.map { NumberText.double(NumberText.pct($0)) })
     }
 
-    enum CodingKeys: String, CodingKey { case pair, rate, provider, at, changePct = "change_pct" }
+    enum CodingKeys: String, CodingKey { case pair, rate, provider, at, changePct = "change_pct", premiumPct = "premium_pct" }
 }
 
 package struct PremiumDetail: Sendable, Equatable, Codable {
@@ -118,6 +122,8 @@ package struct PremiumDetail: Sendable, Equatable, Codable {
     package var context: PremiumContext?
     /// v3, basis depth: the trade behind `pct`.
     package var executable: ExecutableDetail?
+    /// v3, rules comparing KRW with USD-quoted markets: the premium on both KRW conversions.
+    package var bases: BasesDetail?
 
     package init(
         rule: String, asset: String, pct: Double, thresholdPct: Double, basis: PremiumBasis, reference: String,
@@ -135,7 +141,7 @@ package struct PremiumDetail: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case rule, asset, pct, thresholdPct = "threshold_pct", basis, reference, high, low, fx, context, executable
+        case rule, asset, pct, thresholdPct = "threshold_pct", basis, reference, high, low, fx, context, executable, bases
     }
 }
 

@@ -3,4 +3,6 @@ package enum AlertKind: String, Sendable, Codable, CaseIterable, Hashable {
     case premium, ipo, fx, source
     /// v2: the daily digest.
     case digest
+    /// v3: a market appeared on or left an exchange (`listing/<exchange>/<market>`).
+    case listing
 }

@@ -30,8 +30,10 @@ extension FXSettings {
             if providers.contains(where: { $0.kind == kind }) { sub.error("name", "provider \(kind.rawValue) listed twice") }
             providers.append(FXProviderSettings(kind: kind, baseURL: url ?? Settings.defaultBaseURL(kind), appIDEnv: appIDEnv))
         }
+        readUSDTKRW(t)
         for item in t.list("alerts") ?? [] {
             guard let sub = ConfigTable(item.node, path: item.path, diagnostics: t.diagnosticsSink) else { continue }
+            if readTetherAlert(sub) { continue }
             let pair = sub.required("pair", sub.string)
             let change = sub.required("change_pct", sub.number)
             sub.finish()

@@ -102,6 +102,7 @@ extension PremiumRule {
         }
         let netOfFees = t.bool("net_of_fees") ?? true
         let transfers = t.oneOf("transfers", as: TransferMode.self)
+        let krwVia = t.oneOf("krw_via", as: KRWVia.self)
         let contextWindow = t.duration("context_window")
         if let contextWindow, contextWindow < .seconds(1) { t.error("context_window", "must be at least 1s") }
         guard let name, let assets, let quotes else { return nil }
@@ -114,6 +115,7 @@ extension PremiumRule {
         rule.notional = notional
         rule.netOfFees = netOfFees
         if let transfers { rule.transfers = transfers }
+        if let krwVia { rule.krwVia = krwVia }
         return rule
     }
 }

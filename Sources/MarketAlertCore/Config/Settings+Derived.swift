@@ -9,6 +9,10 @@ extension Settings {
                 }
             }
         }
+        // v3: the KRW-USDT markets USDT/KRW comes from, whether or not a rule lists USDT as an asset.
+        for exchange in fx.usdtKrw?.exchanges ?? [] where exchanges[exchange]?.enabled == true {
+            result[exchange, default: []].insert(USDTKRWSettings.pair)
+        }
         return result
     }
 
@@ -24,6 +28,8 @@ extension Settings {
         }
         if premium.reference != "USD", !premium.rules.isEmpty { result.insert(premium.reference) }
         for alert in fx.alerts where alert.base == "USD" { result.insert(alert.quote) }
+        // v3: the tether premium is against the official USD/KRW.
+        if !fx.tetherAlerts.isEmpty { result.insert("KRW") }
         result.remove("USD")
         return result
     }

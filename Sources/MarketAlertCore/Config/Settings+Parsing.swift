@@ -21,6 +21,7 @@ extension Settings {
             table.finish()
             settings.validateCrossReferences(table)
             settings.validateHistory(table)
+            settings.validateKRWBases(table)
             settings.resolveTakerFees()
         }
         if diagnostics.hasErrors { throw ConfigError(issues: diagnostics.issues) }
@@ -48,6 +49,7 @@ extension Settings {
         if let table = root.table("http") { http = HTTPSettings.read(table); table.finish() }
         readHistory(root)
         if let table = root.table("ha") { ha = HASettings.read(table); table.finish() }
+        readListings(root)
     }
 
     private mutating func readExchanges(_ table: ConfigTable, catalog: ExchangeCatalog) {

@@ -19,6 +19,8 @@ package struct Settings: Sendable, Equatable {
     package var digest: DigestSettings?
     /// v2 `ha:` (nil: one instance on SQLite).
     package var ha: HASettings?
+    /// v3 `listings:` (nil: market lists are not watched).
+    package var listings: ListingSettings?
 
     package init() {}
 
@@ -96,6 +98,9 @@ package struct FXSettings: Sendable, Equatable {
     package var maxMovePct: Double = 10
     package var providers: [FXProviderSettings] = []
     package var alerts: [FXAlertSettings] = []
+    /// v3 `fx.usdt_krw` (nil: no USDT/KRW rate) and the tether premium alerts (`pair: USDT/KRW`).
+    package var usdtKrw: USDTKRWSettings?
+    package var tetherAlerts: [TetherPremiumAlertSettings] = []
 
     package init() {}
 }
@@ -166,6 +171,8 @@ package struct PremiumRule: Sendable, Equatable {
     package var takerFeePct: [ExchangeID: Double] = [:]
     /// v3: what transfer status means for this rule.
     package var transfers: TransferMode = .ignore
+    /// v3 `krw_via`: the KRW conversion the rule alerts on.
+    package var krwVia: KRWVia = .usdFx
 
     package init(
         name: String, assets: [String], exchanges: [ExchangeID], quotes: [String], basis: PremiumBasis = .last,

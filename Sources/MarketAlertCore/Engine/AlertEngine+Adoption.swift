@@ -18,6 +18,8 @@ extension AlertEngine {
         history.adopt(warmup: restored.history, digestDay: restored.digestDay, rings: &premium.history, settings: settings, now: now)
         sources.adopt(restored.sources, now: now)
         fx.adopt(restored.fx, alerts: settings.fx.alerts)
+        usdtKrw.premiumAlert = restored.fx[TetherPremium.key]
+        listings.adopt(restored.listings)
         ipo.adopt(restored.ipo)
         out.log(.notice, "took over: \(restored.premium.count + restored.fx.count + restored.ipo.count + restored.sources.count) alert state(s) adopted from the store; evaluating now")
         reevaluateEverything(now: now, into: &out)

@@ -15,7 +15,8 @@ extension AlertEngine {
     /// Re-selects the fresh rates at `now`; true when the selection changed.
     @discardableResult
     mutating func refreshFXSelection(now: Date, into out: inout EngineOutput) -> Bool {
-        fx.refresh(context: context(now), dataProblems: dataProblems, into: &out)
+        let changed = fx.refresh(context: context(now), dataProblems: dataProblems, into: &out)
+        return refreshUSDTKRW(now: now, into: &out) || changed
     }
 
     /// The `USD/<currency>` rates in use now, by currency (status, tests).

@@ -50,6 +50,7 @@ extension AlertEngine {
         out.publication.deletedKeys += premium.retain(settings: new.premium)
         reloadHistory(old: old, now: now, into: &out)
         out.publication.deletedKeys += fx.retainMoveAlerts(new.fx.alerts)
+        reloadUSDTKRW(old: old, into: &out)
         let waiting = awaitedSources
         out.log(.info, "configuration applied" + (waiting.isEmpty ? "" : "; waiting for \(waiting.joined(separator: ", "))"))
         evaluatePremiums(involving: nil, now: now, into: &out)

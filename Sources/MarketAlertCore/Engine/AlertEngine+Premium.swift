@@ -15,8 +15,12 @@ extension AlertEngine {
         recordSource(exchange.rawValue, error: nil, now: now, into: &out)
         let settled = gate.answered(exchange.rawValue)
         if settled && gate.isSettled { out.log(.info, "every source has answered; evaluating") }
+        // A new USDT/KRW rate re-evaluates every rule (no KRW leg on the old rate beside one on the new).
+        let usdtChanged = carriesUSDTKRW(exchange, quotes) && refreshUSDTKRW(now: now, into: &out)
         // A stream batch re-evaluates only the assets it carries; a snapshot (or the first answer) all of them.
-        if delivery == .update && !settled {
+        if usdtChanged {
+            evaluatePremiums(involving: nil, now: now, into: &out)
+        } else if delivery == .update && !settled {
             evaluatePremiums(involving: exchange, assets: AssetFilter(quotes), now: now, into: &out)
         } else {
             evaluatePremiums(involving: exchange, now: now, into: &out)
@@ -58,11 +62,13 @@ extension AlertEngine {
                 reference: settings.premium.reference, stablecoinsAs: settings.premium.stablecoinsAs, usdRates: fx.selected)
         }
         let converter = converter
+        let usdt = usdtBasis()
         let gate = gate
         let premiumSettings = settings.premium
         // Once settled, every rule may evaluate: no per-rule question (nor its FX lookup) per stream quote.
         let decisions = premium.evaluate(
-            settings: premiumSettings, book: book, converter: converter, now: now, onlyInvolving: exchange, assets: assets
+            settings: premiumSettings, book: book, converter: converter, now: now, onlyInvolving: exchange, assets: assets,
+            usdt: usdt
         ) { rule in gate.isSettled || gate.isSettled(rule, needsFX: premiumSettings.needsFX(rule)) }
         for decision in decisions {
             if decision.stateChanged || decision.action != .none {
@@ -71,7 +77,7 @@ extension AlertEngine {
             guard let observation = decision.observation,
                   let event = PremiumEvents.event(
                     id: makeID(), rule: decision.rule, reference: settings.premium.reference,
-                    observation: observation, action: decision.action, now: now)
+                    observation: observation, action: decision.action, now: now, bases: decision.bases)
             else { continue }
             out.publication.events.append(withHistory(event, key: decision.key, now: now))
         }

@@ -4,11 +4,14 @@ import Foundation
 extension AlertEngine {
     /// Everything the API and the page show, at `now`.
     package func status(now: Date) -> EngineStatus {
-        EngineStatus(
+        var status = EngineStatus(
             at: now, statusLine: statusLine(now: now), settled: isSettled, awaiting: awaitedSources, sources: sourceStatuses(),
-            fx: fx.selected.values.sorted { $0.pair < $1.pair }, premium: premiumStatuses(),
-            ipo: ipoSnapshot(now: now).filter { $0.isOpen || $0.state == .upcoming },
+            fx: fx.selected.values.sorted { $0.pair < $1.pair } + (usdtKrwRate.map { [$0] } ?? []),
+            premium: premiumStatuses(now: now), ipo: ipoSnapshot(now: now).filter { $0.isOpen || $0.state == .upcoming },
             alerts: firingAlerts(now: now))
+        status.usdtKrwPremiumPct = tetherPremiumPct
+        status.listings = listingRecords(since: now.addingTimeInterval(-ListingBook.recentWindow))
+        return status
     }
 
     /// Every enabled source: the watched exchanges, the FX providers (when FX is needed) and the IPO sources.
@@ -34,7 +37,7 @@ extension AlertEngine {
     }
 
     /// The premium table with each key's alert state.
-    package func premiumStatuses() -> [PremiumStatus] {
+    package func premiumStatuses(now: Date? = nil) -> [PremiumStatus] {
         var rows: [PremiumStatus] = []
         rows.reserveCapacity(settings.premium.rules.reduce(0) { $0 + $1.assets.count })
         for rule in settings.premium.rules {
@@ -47,9 +50,11 @@ extension AlertEngine {
                 case .pending?: pending = true
                 default: break
                 }
-                rows.append(PremiumStatus(
+                var row = PremiumStatus(
                     rule: rule.name, asset: asset, observation: premium.observation(forKey: key), firingLevel: level,
-                    firingSeverity: level.map { rule.levels[$0].severity }, levels: rule.levels, pending: pending))
+                    firingSeverity: level.map { rule.levels[$0].severity }, levels: rule.levels, pending: pending)
+                if let now { row.bases = premium.currentBases(forKey: key, book: book, now: now, maxQuoteAge: settings.premium.maxQuoteAge) }
+                rows.append(row)
             }
         }
         return rows

@@ -31,6 +31,10 @@ package struct AlertEngine: Sendable {
     var quoteClockLogged: [ExchangeID: Date] = [:]
     /// The IPO subscription windows (`IPOMachine`).
     var ipo: IPOMachine
+    /// v3 USDT/KRW from the Korean exchanges' KRW-USDT markets and the tether premium (`USDTKRWMachine`).
+    var usdtKrw: USDTKRWMachine
+    /// v3 `listings:`: each exchange's known market list and the `listing/…` notifications (`ListingMachine`).
+    var listings: ListingMachine
     var lastStatus: String?
     var lastStatusSettled = false
     /// Silences and the record of every firing key (`SilenceMachine`).
@@ -44,6 +48,8 @@ package struct AlertEngine: Sendable {
         package var sources: [String: SourceHealth] = [:]
         package var fx: [String: LeveledAlertStateMachine] = [:]
         package var ipo: [String: IPOAlertState] = [:]
+        /// v3 `listings/<exchange>`: the known market lists.
+        package var listings: [String: ListingBook] = [:]
         /// Stored history folded for the context rings and the digest, and the last digest day.
         package var history: HistoryWarmup?
         package var digestDay: String?
@@ -56,7 +62,9 @@ package struct AlertEngine: Sendable {
         self.makeID = makeID
         premium = PremiumEvaluator(states: restored.premium)
         sources = SourceHealthMachine(restored: restored.sources, watched: Set(settings.watchedPairsByExchange.keys), now: now)
-        fx = FXMachine(restored: restored.fx)
+        fx = FXMachine(restored: restored.fx.filter { $0.key != TetherPremium.key })
+        usdtKrw = USDTKRWMachine(restored: restored.fx[TetherPremium.key])
+        listings = ListingMachine(restored: restored.listings)
         ipo = IPOMachine(settings: settings.ipo, restored: restored.ipo)
         _ = premium.retain(settings: settings.premium)
         history = HistoryMachine(
@@ -89,6 +97,8 @@ package struct AlertEngine: Sendable {
             receiveFX(fxBook, failover: failover, now: now, into: &out)
         case .ipoOfferings(let source, let offerings):
             ipo.receive(offerings, from: source, context: context(now), into: &out)
+        case .marketList(let exchange, let markets):
+            receiveMarketList(exchange, markets, now: now, into: &out)
         case .settings(let newSettings):
             reload(newSettings, now: now, into: &out)
         case .silences(let snapshot):
@@ -144,6 +154,7 @@ package struct AlertEngine: Sendable {
         consider(quietSourceDeadline())
         consider(ipo.deadline)
         consider(fx.deadline())
+        consider(usdtKrwDeadline())
         consider(gate.nextExpiry)
         consider(silenceEndDeadline(after: now))
         consider(historyDeadline())

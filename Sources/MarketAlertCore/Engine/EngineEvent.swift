@@ -17,6 +17,9 @@ package enum EngineEvent: Sendable {
     case fxRound(FXRateBook, FXFailover)
     /// An IPO source's current offerings after a successful poll (row problems are the producer's to log).
     case ipoOfferings(source: String, [IPOOffering])
+    /// v3 `listings:`: an exchange's market list (every market it lists, any quote) after a successful poll.
+    /// A failed or empty poll is a `sourceFailed` of `ListingSettings.sourceName(exchange)`.
+    case marketList(ExchangeID, [ListedMarket])
     /// A reload replaced the configuration.
     case settings(Settings)
     /// The silences changed (the API), or at start: the stored silences and firing records.

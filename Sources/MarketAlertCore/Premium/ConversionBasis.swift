@@ -23,3 +23,27 @@ package protocol ConversionBasis: Sendable {
 extension CurrencyConverter: ConversionBasis {
     package var basisName: String { "official" }
 }
+
+/// v3 `krw_via: usdt`: KRW through the KRW price of USDT on the Korean exchanges (`fx.usdt_krw`), then USDT =
+/// USD; every other currency as the official basis converts it. A KRW price's rates name the USDT/KRW rate
+/// and the exchange it came from.
+package struct USDTConversionBasis: ConversionBasis {
+    private let converter: CurrencyConverter
+    /// The USDT/KRW rate in use (nil: KRW cannot be converted on this basis).
+    package let usdtKrw: FXRate?
+
+    package init(official: CurrencyConverter, usdtKrw: FXRate?) {
+        var rates = official.usdRates
+        rates["KRW"] = usdtKrw
+        converter = CurrencyConverter(reference: official.reference, stablecoinsAs: official.stablecoinsAs, usdRates: rates)
+        self.usdtKrw = usdtKrw
+    }
+
+    package var basisName: String { KRWVia.usdt.rawValue }
+    package var reference: String { converter.reference }
+    package var identity: ConverterIdentity { converter.identity }
+
+    package func toReference(_ value: Double, currency: String) -> (value: Double, rates: [FXRate])? {
+        converter.toReference(value, currency: currency)
+    }
+}

@@ -9,6 +9,8 @@ package struct PremiumDecision: Sendable, Equatable {
     /// The key's state after the decision (persist it when `stateChanged`).
     package var state: LeveledAlertStateMachine
     package var stateChanged: Bool
+    /// v3, rules comparing KRW with USD-quoted markets: the premium on both KRW conversions.
+    package var bases: PremiumBases?
 }
 
 /// Evaluates every premium rule × asset against a quote book. Owns the alert state of each key; a pure
@@ -27,10 +29,14 @@ package struct PremiumEvaluator: Sendable {
     private(set) var detachedStates: [String: LeveledAlertStateMachine] = [:]
     private(set) var detachedLatest: [String: PremiumObservation] = [:]
     /// Per plan currency: its conversion into the reference currency for the current evaluation.
-    private var conversions: [ReferenceConversion?] = []
+    var conversions: [ReferenceConversion?] = []
     /// The converter `conversions` were computed with (nil: not computed for this plan).
-    private var conversionsFrom: ConverterIdentity?
-    private var scratch: [BidAskCandidate] = []
+    var conversionsFrom: ConverterIdentity?
+    var scratch: [BidAskCandidate] = []
+    /// v3: the same per currency on the `krw_via: usdt` basis (`PremiumEvaluator+Bases.swift`).
+    var usdtConversions: [ReferenceConversion?] = []
+    var usdtConversionsFrom: ConverterIdentity?
+    var basesRates = BasesRates()
     /// The entries a stream batch selects (reused: no allocation per evaluation).
     private var selected: [Int] = []
     /// Keys whose premium is above their rule's `max_plausible_pct` now: bad data, not a premium. Their state
@@ -83,6 +89,8 @@ package struct PremiumEvaluator: Sendable {
         slotLatest = plan.keys.map { detachedLatest.removeValue(forKey: $0) }
         conversions = Array(repeating: nil, count: plan.currencies.count)
         conversionsFrom = nil
+        usdtConversions = conversions
+        usdtConversionsFrom = nil
         deadlineCache = nil
     }
 
@@ -91,7 +99,7 @@ package struct PremiumEvaluator: Sendable {
     package mutating func evaluate(
         settings: PremiumSettings, book: QuoteBook, converter: some ConversionBasis, now: Date,
         onlyInvolving exchange: ExchangeID? = nil, assets filter: AssetFilter = .all,
-        including include: (PremiumRule) -> Bool = { _ in true }
+        usdt: USDTConversionBasis? = nil, including include: (PremiumRule) -> Bool = { _ in true }
     ) -> [PremiumDecision] {
         prepare(settings.rules)
         history.bind(to: plan.keys)  // O(1) unless the plan (or the history) changed since the last evaluation
@@ -100,7 +108,9 @@ package struct PremiumEvaluator: Sendable {
         if conversionsFrom !== converter.identity {
             for (index, currency) in plan.currencies.enumerated() { conversions[index] = converter.toReference(1, currency: currency) }
             conversionsFrom = converter.identity
+            basesRates.usdKrw = Self.usdKrw(converter)
         }
+        prepareUSDT(usdt)
         let oldest = now.addingTimeInterval(-settings.maxQuoteAge.seconds)
         var decisions: [PremiumDecision] = []
         // The rule of the entry last seen, and whether it takes part (entries come in rule order).
@@ -147,8 +157,10 @@ package struct PremiumEvaluator: Sendable {
     /// changed phase.
     private mutating func evaluateEntry(_ entry: Int, rule ruleIndex: Int, book: QuoteBook, now: Date, oldest: Date) -> PremiumDecision? {
         let slot = plan.entries[entry].key  // the key is `plan.keys[slot]`
+        let viaUSDT = plan.rules[ruleIndex].rule.krwVia == .usdt
         var observation = plan.observe(
-            entry: entry, rule: ruleIndex, book: book, conversions: conversions, oldest: oldest, scratch: &scratch)
+            entry: entry, rule: ruleIndex, book: book, conversions: viaUSDT ? usdtConversions : conversions, oldest: oldest,
+            scratch: &scratch)
         var pct = observation?.pct
         if let seen = pct, seen > plan.rules[ruleIndex].rule.maxPlausiblePct {
             implausible[plan.keys[slot]] = observation
@@ -176,7 +188,7 @@ package struct PremiumEvaluator: Sendable {
         slotLatest[slot] = observation
         return PremiumDecision(
             rule: plan.rules[ruleIndex].rule, key: plan.keys[slot], observation: observation, action: action, state: state,
-            stateChanged: changed)
+            stateChanged: changed, bases: bases(entry: entry, rule: ruleIndex, observed: pct, book: book, oldest: oldest))
     }
 
     /// Forgets keys of rules or assets that are no longer configured (after a reload).

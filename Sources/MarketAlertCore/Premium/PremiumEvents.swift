@@ -7,7 +7,7 @@ package enum PremiumEvents {
     /// The event for a state-machine action, or nil for `.none`.
     package static func event(
         id: String, rule: PremiumRule, reference: String, observation: PremiumObservation,
-        action: LeveledAlertStateMachine.Action, now: Date
+        action: LeveledAlertStateMachine.Action, now: Date, bases: PremiumBases? = nil
     ) -> AlertEvent? {
         let status: String
         let level: AlertLevel
@@ -31,7 +31,7 @@ package enum PremiumEvents {
             thresholdPct: NumberText.double(NumberText.pct(level.pct)), basis: rule.basis, reference: reference,
             high: quoteDetail(observation.high, reference: reference), low: quoteDetail(observation.low, reference: reference),
             fx: observation.rates.map(FXDetail.init))
-        let summary: String
+        var summary: String
         if let trade = observation.executable {
             detail.executable = ExecutableDetail(trade, reference: reference)
             let words = tradeText(trade, rule: rule, reference: reference, buyCurrency: observation.low.quote.quote)
@@ -45,6 +45,11 @@ package enum PremiumEvents {
             summary = "\(observation.asset) premium (\(rule.name)) \(NumberText.pctText(observation.pct))% \(verb) "
                 + "\(NumberText.pctText(level.pct))%: \(side(observation.high, reference: reference)) over "
                 + "\(side(observation.low, reference: reference))"
+        }
+        if let bases {
+            detail.bases = BasesDetail(bases)
+            // The text names both bases once USDT/KRW is known (a v2 configuration's text is unchanged).
+            if bases.usdtKrw != nil, let text = detail.bases?.text { summary += " [\(text)]" }
         }
         return AlertEvent(
             id: id, key: key(rule: rule.name, asset: observation.asset), kind: .premium, status: status,

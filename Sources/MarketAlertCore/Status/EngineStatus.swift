@@ -17,6 +17,11 @@ package struct EngineStatus: Sendable {
     package var ipo: [IPOOfferingStatus]
     /// Every key firing now, by key.
     package var alerts: [FiringAlert]
+    /// v3: the tether premium (USDT/KRW against the official USD/KRW), when both rates are known; USDT/KRW
+    /// itself is listed in `fx`.
+    package var usdtKrwPremiumPct: Double?
+    /// v3: listings and delistings of the last 7 days, newest first.
+    package var listings: [ListingRecord] = []
 
     package init(
         at: Date, statusLine: String, settled: Bool, awaiting: [String], sources: [SourceStatus], fx: [FXRate],
@@ -71,6 +76,8 @@ package struct PremiumStatus: Sendable, Equatable {
     package var levels: [AlertLevel]
     /// Waiting for a `for` to elapse.
     package var pending: Bool
+    /// v3, rules comparing KRW with USD-quoted markets: the premium on both KRW conversions now.
+    package var bases: PremiumBases? = nil
 }
 
 /// A key firing now, with the last notification decided for it (delivered or held back by a silence).

@@ -91,6 +91,7 @@ package struct JournalSink: AlertSink {
     /// - fx      `6a425361a92245018b5bab90882b06b5`
     /// - source  `ecfaf15ac424413cb911e658820f3ed2`
     /// - digest  `3f0c2d9a8e6b4b17a4c5d2e19b7f6a30`
+    /// - listing `a5647135aa8948cebefa5a9f1c7e6750`
     package static func messageID(for kind: AlertKind) -> String {
         switch kind {
         case .premium: "542effa5e0004aba93927cd2fcdedcd7"
@@ -98,6 +99,7 @@ package struct JournalSink: AlertSink {
         case .fx: "6a425361a92245018b5bab90882b06b5"
         case .source: "ecfaf15ac424413cb911e658820f3ed2"
         case .digest: "3f0c2d9a8e6b4b17a4c5d2e19b7f6a30"
+        case .listing: "a5647135aa8948cebefa5a9f1c7e6750"
         }
     }
 

@@ -11,6 +11,8 @@ package struct ProducerFactory: Sendable {
     package var fxPoller: @Sendable (Settings) -> FXPoller?
     /// The poller of one IPO source.
     package var ipoPoller: @Sendable (IPOSourceSettings, IPOSettings) -> IPOPoller?
+    /// v3: the market-list poller of one exchange (nil: its list cannot be read).
+    package var listingPoller: @Sendable (ExchangeSettings, ListingSettings) -> ListingPoller? = { _, _ in nil }
 
     package init(
         quoteSource: @escaping @Sendable (ExchangeSettings) -> (any QuoteSource)?,
@@ -30,6 +32,7 @@ enum ProducerKey: Hashable, Sendable {
     case exchange(ExchangeID)
     case fx
     case ipo(String)
+    case listings(ExchangeID)
 
     /// The label this producer sleeps under between its polls (`ClockLabel.poll`).
     var pollLabel: ClockLabel {
@@ -37,6 +40,7 @@ enum ProducerKey: Hashable, Sendable {
         case .exchange(let id): .poll(id.rawValue)
         case .fx: .poll("fx")
         case .ipo(let name): .poll(name)
+        case .listings(let id): .poll(ListingSettings.sourceName(id))
         }
     }
 }
@@ -46,6 +50,7 @@ enum ProducerSpec: Equatable, Sendable {
     case exchange(ExchangeSettings, Set<MarketPair>)
     case fx(FXSettings, Set<String>)
     case ipo(IPOSourceSettings, [String])
+    case listings(ExchangeSettings, ListingSettings)
 
     /// Every producer the settings call for.
     static func all(_ settings: Settings) -> [ProducerKey: ProducerSpec] {
@@ -60,6 +65,12 @@ enum ProducerSpec: Equatable, Sendable {
         }
         for source in settings.ipo.sources {
             specs[.ipo(source.name)] = .ipo(source, settings.ipo.excludeNamePatterns)
+        }
+        if let listings = settings.listings {
+            for id in listings.exchanges {
+                guard let exchange = settings.exchanges[id], exchange.enabled else { continue }
+                specs[.listings(id)] = .listings(exchange, listings)
+            }
         }
         return specs
     }

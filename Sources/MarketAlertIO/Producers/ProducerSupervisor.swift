@@ -84,6 +84,8 @@ package actor ProducerSupervisor {
         case .exchange(let exchange, _):
             inbox.send(.sourceFailed(source: exchange.id.rawValue, message: "no adapter for this exchange"))
         case .ipo: break
+        case .listings(let exchange, _):
+            inbox.send(.sourceFailed(source: ListingSettings.sourceName(exchange.id), message: "this exchange's market list cannot be read"))
         }
     }
 
@@ -106,6 +108,10 @@ package actor ProducerSupervisor {
         case .ipo(let source, _):
             guard let poller = factory.ipoPoller(source, settings.ipo) else { return nil }
             return Producer(run: { await poller.run(into: $0) }, once: { await poller.pollOnce(into: $0) })
+        case .listings(let exchange, let listings):
+            guard let poller = factory.listingPoller(exchange, listings) else { return nil }
+            // `once` prints premiums and IPO windows; a market list is a change over time, not polled there.
+            return Producer(run: { await poller.run(into: $0) }, once: { _ in })
         }
     }
 

@@ -56,7 +56,7 @@ package struct ProducerSinkFactory: Sendable {
         let fetcher = fetcher
         let wiring = self
         let rejectedPrices = RejectedPriceReporter(clock: clock, logger: logger)
-        return ProducerFactory(
+        var factory = ProducerFactory(
             quoteSource: { settings in wiring.registry.makeQuoteSource(settings, fetcher: fetcher).map(rejectedPrices.reporting) },
             streamSource: { settings in
                 wiring.registry.makeStreamSource(settings, context: StreamContext(clock: wiring.clock, logger: wiring.logger, fetcher: fetcher))
@@ -65,6 +65,12 @@ package struct ProducerSinkFactory: Sendable {
             ipoPoller: { source, ipo in
                 IPOPoller(settings: source, excludeNamePatterns: ipo.excludeNamePatterns, fetcher: fetcher, clock: wiring.clock, logger: wiring.logger)
             })
+        factory.listingPoller = { exchange, listings in
+            MarketListSources.make(exchange, fetcher: fetcher).map {
+                ListingPoller(source: $0, settings: listings, clock: wiring.clock, logger: wiring.logger)
+            }
+        }
+        return factory
     }
 
     private func makeFX(_ settings: Settings) -> FXPoller? {

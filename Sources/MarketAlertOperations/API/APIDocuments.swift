@@ -22,9 +22,11 @@ package enum APIDocuments {
         package var fx: [FX]
         package var premium: [Premium]
         package var ipo: [IPODetail]
+        /// v3: routes, time intervals and inhibit rules (absent without `routes:` or `inhibit:`).
+        package var routing: Routing?
 
         package enum CodingKeys: String, CodingKey {
-            case version, startedAt = "started_at", role, listen, status, ready, awaiting, sources, fx, premium, ipo
+            case version, startedAt = "started_at", role, listen, status, ready, awaiting, sources, fx, premium, ipo, routing
         }
     }
 
@@ -59,8 +61,10 @@ package enum APIDocuments {
         package var provider: String
         package var at: Date
         package var ageSeconds: Double
+        /// v3, USDT/KRW: the tether premium against the official USD/KRW (absent for other pairs).
+        package var premiumPct: Decimal?
 
-        package enum CodingKeys: String, CodingKey { case pair, rate, provider, at, ageSeconds = "age_seconds" }
+        package enum CodingKeys: String, CodingKey { case pair, rate, provider, at, ageSeconds = "age_seconds", premiumPct = "premium_pct" }
     }
 
     package struct Premium: Encodable {
@@ -70,9 +74,12 @@ package enum APIDocuments {
         package var high: QuoteDetail?
         package var low: QuoteDetail?
         package var firingLevel: Severity?
+        /// v3, rules comparing KRW with USD-quoted markets: the premium on both KRW conversions.
+        package var bases: BasesDetail?
 
         package func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
+            try c.encodeIfPresent(bases, forKey: .bases)
             try c.encode(rule, forKey: .rule)
             try c.encode(asset, forKey: .asset)
             try c.encode(pct, forKey: .pct)
@@ -81,7 +88,7 @@ package enum APIDocuments {
             try c.encode(firingLevel, forKey: .firingLevel)
         }
 
-        package enum Keys: String, CodingKey { case rule, asset, pct, high, low, firingLevel = "firing_level" }
+        package enum Keys: String, CodingKey { case rule, asset, pct, high, low, firingLevel = "firing_level", bases }
     }
 
     package struct Alerts: Encodable {
@@ -170,12 +177,15 @@ package enum APIDocuments {
                     lastError: $0.lastError, consecutiveFailures: $0.consecutiveFailures)
             },
             fx: view.fx.map {
-                FX(pair: $0.pair, rate: $0.rate.exact, provider: $0.provider, at: $0.at, ageSeconds: max(0, view.at.timeIntervalSince($0.at)).rounded())
+                FX(
+                    pair: $0.pair, rate: $0.rate.exact, provider: $0.provider, at: $0.at, ageSeconds: max(0, view.at.timeIntervalSince($0.at)).rounded(),
+                    premiumPct: $0.pair == TetherPremiumAlertSettings.pair ? view.usdtKrwPremiumPct.map(NumberText.pct) : nil)
             },
             premium: view.premium.map { row in
                 Premium(
                     rule: row.rule, asset: row.asset, pct: row.observation.map { NumberText.decimal($0.pct, places: 6).doubleValue },
-                    high: row.observation.map { quote($0.high) }, low: row.observation.map { quote($0.low) }, firingLevel: row.firingSeverity)
+                    high: row.observation.map { quote($0.high) }, low: row.observation.map { quote($0.low) }, firingLevel: row.firingSeverity,
+                    bases: row.bases.map(BasesDetail.init))
             },
             ipo: view.ipo.map(ipo))
     }

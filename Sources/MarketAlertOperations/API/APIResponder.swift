@@ -84,6 +84,9 @@ package struct APIResponder: HTTPResponder {
         case "/api/v1/history":
             if let refused = only(.get, request) { return refused }
             return await history(request)
+        case "/api/v1/listings":
+            if let refused = only(.get, request) { return refused }
+            return await listings(request)
         case "/":
             if let refused = only(.get, request) { return refused }
             return await page()

@@ -33,8 +33,9 @@ package enum StatusPage {
         alerts(html, view.alerts, clock: clock)
         silenceSection(html, silences, now: view.at, clock: clock)
         sources(html, view.sources, clock: clock)
-        fx(html, view.fx, clock: clock)
+        fx(html, view.fx, clock: clock, tether: view.usdtKrwPremiumPct)
         ipo(html, view.ipo, clock: clock)
+        listingSection(html, view.listings, clock: clock)
         html.raw("</main><footer>Times in \(MarkupEscaping.html(clock.zones.map(\.identifier).joined(separator: ", "))) · JSON: ")
         html.raw(#"<a href="/api/v1/status">status</a> · <a href="/api/v1/alerts">alerts</a> · <a href="/api/v1/silences">silences</a> · <a href="/metrics">metrics</a></footer>"#)
         html.raw("</body></html>\n")
@@ -61,7 +62,7 @@ package enum StatusPage {
             html.raw("<tr data-key=\"\(MarkupEscaping.html(PremiumEvents.key(rule: row.rule, asset: row.asset)))\" data-state=\"\(state)\" class=\"\(state)\">")
             html.cell("Rule", row.rule).cell("Asset", row.asset)
             if let observation = row.observation {
-                html.cell("Premium", NumberText.percent(observation.pct) + "%", numeric: true)
+                html.cell("Premium", NumberText.percent(observation.pct) + "%" + basesText(row.bases), numeric: true)
                 sparkline(html, sparklines[PremiumEvents.key(rule: row.rule, asset: row.asset)])
                 html.cell("High", side(observation.high)).cell("Low", side(observation.low))
             } else {
@@ -151,14 +152,37 @@ package enum StatusPage {
         html.endTable()
     }
 
-    private static func fx(_ html: HTMLBuffer, _ rates: [FXRate], clock: PageClock) {
+    /// v3, kimchi rows: ` (usd_fx 3.1% · usdt -1.2%)`, both KRW bases side by side.
+    private static func basesText(_ bases: PremiumBases?) -> String {
+        guard let bases else { return "" }
+        func pct(_ value: Double?) -> String { value.map { NumberText.percent($0) + "%" } ?? "–" }
+        return " (usd_fx \(pct(bases.usdFxPct)) · usdt \(pct(bases.usdtPct)))"
+    }
+
+    private static func fx(_ html: HTMLBuffer, _ rates: [FXRate], clock: PageClock, tether: Double? = nil) {
         html.section("fx", "FX rates", count: rates.count)
         guard !rates.isEmpty else { return html.empty("No FX rate in use.") }
         html.table(["Pair", "Rate", "Provider", "Quoted", "Age"])
         for rate in rates {
             html.raw("<tr data-pair=\"\(MarkupEscaping.html(rate.pair))\" data-provider=\"\(MarkupEscaping.html(rate.provider))\">")
-            html.cell("Pair", rate.pair).cell("Rate", NumberText.price(rate.rate.exact), numeric: true).cell("Provider", rate.provider)
+            let pair = rate.pair == TetherPremiumAlertSettings.pair
+                ? rate.pair + (tether.map { " (tether premium \(FXMoveAlerts.signedPercent($0)))" } ?? "") : rate.pair
+            html.cell("Pair", pair).cell("Rate", NumberText.price(rate.rate.exact), numeric: true).cell("Provider", rate.provider)
             html.cell("Quoted", clock.instant(rate.at)).cell("Age", clock.duration(clock.now.timeIntervalSince(rate.at)))
+            html.raw("</tr>")
+        }
+        html.endTable()
+    }
+
+    /// v3: listings and delistings of the last 7 days (shown only when there are any).
+    private static func listingSection(_ html: HTMLBuffer, _ rows: [ListingRecord], clock: PageClock) {
+        guard !rows.isEmpty else { return }
+        html.section("listings", "Listings (7 days)", count: rows.count)
+        html.table(["Exchange", "Market", "Asset", "Status", "When"])
+        for row in rows {
+            html.raw("<tr data-listing=\"\(MarkupEscaping.html(ListingEvents.key(ExchangeID(row.exchange), row.market.market)))\" data-status=\"\(row.status)\">")
+            html.cell("Exchange", row.exchange).cell("Market", row.market.market).cell("Asset", "\(row.market.asset)/\(row.market.quote)")
+            html.cell("Status", row.status).cell("When", clock.instant(row.at))
             html.raw("</tr>")
         }
         html.endTable()

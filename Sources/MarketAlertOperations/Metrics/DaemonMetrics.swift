@@ -113,7 +113,8 @@ package final class DaemonMetrics: Sendable {
         var view = await backend.loop.snapshot { engine in
             ScrapeView(
                 sources: engine.sourceStatuses(), premium: engine.premiumStatuses(), fx: Array(engine.fxRates.values),
-                webhooks: engine.settings.sinks.webhooks.map(\.name) + engine.settings.sinks.email.map(\.name), clockRejections: engine.quoteClockRejections)
+                webhooks: engine.settings.sinks.webhooks.map(\.name) + engine.settings.sinks.email.map(\.name), clockRejections: engine.quoteClockRejections,
+                tether: engine.usdtKrwRate.flatMap { rate in engine.tetherPremiumPct.map { (rate.provider, $0) } })
         }
         countClockRejections(view.clockRejections)
         view.haLeader = backend.ha.leaderGauge
@@ -170,6 +171,8 @@ package struct ScrapeView: Sendable {
     package var clockRejections: [ExchangeID: Int] = [:]
     /// `marketalertd_ha_leader{instance}` (nil without `ha:`).
     package var haLeader: (instance: String, value: Double)? = nil
+    /// v3 `marketalertd_usdt_krw_premium_pct{provider}` (nil while USDT/KRW or USD/KRW is unknown).
+    package var tether: (provider: String, pct: Double)? = nil
 }
 
 private struct QuoteCounterKey: Hashable {

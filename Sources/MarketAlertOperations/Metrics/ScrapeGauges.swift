@@ -37,6 +37,7 @@ package struct ScrapeGauges {
             batch.set(MetricNames.webhookOldestPending, [("webhook", webhook.name)], webhook.oldest)
         }
         if let ha = view.haLeader { batch.set(MetricNames.haLeader, [("instance", ha.instance)], ha.value) }
+        if let tether = view.tether { batch.set(MetricNames.usdtKrwPremiumPct, [("provider", tether.provider)], tether.pct) }
         apply(batch)
     }
 
