@@ -9,10 +9,14 @@ enum DepthPremium {
         guard candidates.count >= 2 else { return nil }
         var best: (pct: Double, trade: ExecutablePremium, buy: Int, sell: Int)?
         for buyIndex in candidates.indices {
-            guard let buyBook = candidates[buyIndex].quote.depth, buyBook.isSynced else { continue }
+            // `transfers: require`: coins bought here must be withdrawable, and depositable where they are sold.
+            guard let buyBook = candidates[buyIndex].quote.depth, buyBook.isSynced,
+                  candidates[buyIndex].transfer & TransferBlocks.withdraw == 0
+            else { continue }
             let buy = side(candidates[buyIndex], book: buyBook, rule: rule)
             for sellIndex in candidates.indices where sellIndex != buyIndex {
                 guard candidates[sellIndex].quote.exchange != candidates[buyIndex].quote.exchange,
+                      candidates[sellIndex].transfer & TransferBlocks.deposit == 0,
                       let sellBook = candidates[sellIndex].quote.depth, sellBook.isSynced,
                       let trade = DepthMath.premium(notional: rule.notional, buy: buy, sell: side(candidates[sellIndex], book: sellBook, rule: rule))
                 else { continue }

@@ -99,10 +99,11 @@ package enum PremiumCalculator {
         guard candidates.count >= 2 else { return nil }
         var best: PremiumObservation?
         for seller in candidates {
-            guard let bid = seller.quote.bid else { continue }
+            // `transfers: require`: the dear side must take deposits, the cheap one allow withdrawals.
+            guard let bid = seller.quote.bid, seller.transfer & TransferBlocks.deposit == 0 else { continue }
             let bidRef = bid.value * seller.factor
             for buyer in candidates where buyer.quote.exchange != seller.quote.exchange {
-                guard let ask = buyer.quote.ask else { continue }
+                guard let ask = buyer.quote.ask, buyer.transfer & TransferBlocks.withdraw == 0 else { continue }
                 let askRef = ask.value * buyer.factor
                 guard askRef > 0, bidRef.isFinite, askRef.isFinite else { continue }
                 let pct = (bidRef - askRef) / askRef * 100

@@ -8,15 +8,18 @@ struct BidAskCandidate: Sendable {
     var quote: Quote
     var factor: Double
     var rates: [FXRate]
+    /// `TransferBlocks` flags of the candidate's exchange for the asset (`transfers: require`; 0: none).
+    var transfer: UInt8 = 0
 }
 
 extension PremiumPlan {
     /// `PremiumCalculator.observe` over the plan's slots: the same math and the same choices (the first listed
     /// quote currency an exchange trades the asset in; stale or unconvertible quotes dropped), without a
     /// string lookup. `conversions` is indexed like `currencies`; `scratch` is reused by `bidask` rules.
+    /// `transfer`: `transferFlags(_:)` (empty: no pair is left out for transfers).
     func observe(
         entry: Int, rule ruleIndex: Int, book: QuoteBook, conversions: [ReferenceConversion?], oldest: Date,
-        scratch: inout [BidAskCandidate]
+        scratch: inout [BidAskCandidate], transfer: [UInt8] = []
     ) -> PremiumObservation? {
         let basis = rules[ruleIndex].rule.basis
         let exchangeCount = rules[ruleIndex].rule.exchanges.count
@@ -33,6 +36,11 @@ extension PremiumPlan {
         var low: Side?
         var second: Side?
         var count = 0
+        // `transfers: require` with something suspended: the best two sides that may sell (deposit) and buy
+        // (withdraw), by exchange, for a pair of two different exchanges.
+        var blocked = false
+        var sellable: (first: Side?, second: Side?, firstExchange: Int, secondExchange: Int) = (nil, nil, -1, -1)
+        var buyable: (first: Side?, second: Side?, firstExchange: Int, secondExchange: Int) = (nil, nil, -1, -1)
         for exchange in 0..<exchangeCount {
             // The first quote currency the exchange has a quote in (fresh or not: a stale one is not replaced
             // by the next currency).
@@ -53,11 +61,12 @@ extension PremiumPlan {
             guard slot >= 0, summary.at >= oldest else { continue }
             let currency = rules[ruleIndex].currencies[position]
             guard let conversion = conversions[currency] else { continue }
+            let flags = transfer.isEmpty ? 0 : transfer[marketBase + exchange * quoteCount]
             let value: Double
             switch basis {
             case .bidask, .depth:
                 if let quote = book.quote(inSlot: slot) {
-                    scratch.append(BidAskCandidate(quote: quote, factor: conversion.value, rates: conversion.rates))
+                    scratch.append(BidAskCandidate(quote: quote, factor: conversion.value, rates: conversion.rates, transfer: flags))
                 }
                 continue
             case .last:
@@ -74,10 +83,49 @@ extension PremiumPlan {
             if count == 2 { second = side }
             if high.map({ priceRef > $0.ref }) ?? true { high = side }
             if low.map({ priceRef < $0.ref }) ?? true { low = side }
+            if !transfer.isEmpty {
+                if flags != 0 { blocked = true }
+                if flags & TransferBlocks.deposit == 0 {
+                    if sellable.first.map({ priceRef > $0.ref }) ?? true {
+                        sellable = (side, sellable.first, exchange, sellable.firstExchange)
+                    } else if sellable.second.map({ priceRef > $0.ref }) ?? true {
+                        sellable.second = side
+                        sellable.secondExchange = exchange
+                    }
+                }
+                if flags & TransferBlocks.withdraw == 0 {
+                    if buyable.first.map({ priceRef < $0.ref }) ?? true {
+                        buyable = (side, buyable.first, exchange, buyable.firstExchange)
+                    } else if buyable.second.map({ priceRef < $0.ref }) ?? true {
+                        buyable.second = side
+                        buyable.secondExchange = exchange
+                    }
+                }
+            }
         }
         let asset = entries[entry].asset
         if basis == .bidask { return PremiumCalculator.bestBidAsk(asset: asset, candidates: scratch) }
         if basis == .depth { return DepthPremium.best(rule: rules[ruleIndex].rule, asset: asset, candidates: scratch) }
+        if blocked {
+            // The best pair of two exchanges among those that can sell and buy: the best of each side, or, when
+            // both are one exchange, the better of (best seller, second buyer) and (second seller, best buyer).
+            var pair: (dear: Side, cheap: Side)?
+            if let seller = sellable.first, let buyer = buyable.first {
+                if sellable.firstExchange != buyable.firstExchange {
+                    pair = (seller, buyer)
+                } else {
+                    let a = buyable.second.map { (dear: seller, cheap: $0) }
+                    let b = sellable.second.map { (dear: $0, cheap: buyer) }
+                    let pctA = a.map { ($0.dear.ref - $0.cheap.ref) / $0.cheap.ref } ?? -.infinity
+                    let pctB = b.map { ($0.dear.ref - $0.cheap.ref) / $0.cheap.ref } ?? -.infinity
+                    pair = pctA >= pctB ? a ?? b : b ?? a
+                }
+            }
+            guard let pair else { return nil }
+            high = pair.dear
+            low = pair.cheap
+            second = nil
+        }
         guard count >= 2, let dear = high, var cheap = low,
               let dearQuote = book.quote(inSlot: dear.slot), var cheapQuote = book.quote(inSlot: cheap.slot)
         else { return nil }

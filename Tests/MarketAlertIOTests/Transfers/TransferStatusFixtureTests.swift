@@ -1,0 +1,109 @@
+import Foundation
+import MarketAlertCore
+import MarketAlertIO
+import MarketAlertTestSupport
+import Testing
+
+/// Every transfer-status adapter decodes its recorded answer (`Tests/Fixtures/<id>/`, see PROVENANCE.md):
+/// per asset the directions, per network the exchange's flags, compared with ccxt's own parse where ccxt
+/// has one (`*.expected.json`); an asset the answer does not list is unknown, never suspended.
+@Suite struct TransferStatusFixtureTests {
+    static let receivedAt = Date(timeIntervalSince1970: 1_800_000_000)
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var fixture: String
+        var exchange: ExchangeID
+        var asset: String
+        /// ccxt's parse has booleans for both directions (Coinbase's has none: it does not tell them apart).
+        var oracleHasDirections = true
+        var testDescription: String { fixture }
+    }
+
+    static let oracleCases: [Case] = [
+        Case(fixture: "gate/spot-currencies-USDT-ccxtsrc.json", exchange: .gate, asset: "USDT"),
+        Case(fixture: "htx/v2-reference-currencies-sxp-ccxtsrc.json", exchange: .htx, asset: "SXP"),
+        Case(fixture: "kucoin/v3-currencies-CSP-ccxtsrc.json", exchange: .kucoin, asset: "CSP"),
+        Case(fixture: "bitget/v2-spot-public-coins-NEIROETH-ccxtsrc.json", exchange: .bitget, asset: "NEIROETH"),
+        Case(fixture: "coinone/v2-currencies-MATIC-ccxtsrc.json", exchange: .coinone, asset: "MATIC"),
+        Case(fixture: "coinbase/currencies-USDT-ccxtsrc.json", exchange: .coinbase, asset: "USDT", oracleHasDirections: false),
+    ]
+
+    struct Oracle: Decodable {
+        struct Currency: Decodable {
+            var deposit: Bool?
+            var withdraw: Bool?
+            var networks: [String: Network]
+        }
+        struct Network: Decodable {
+            var deposit: Bool?
+            var withdraw: Bool?
+        }
+        var currencies: [String: Currency]
+    }
+
+    static func decode(_ exchange: ExchangeID, _ body: Data, assets: Set<String>) throws -> TransferReport {
+        let adapter = try #require(TransferStatusRegistry[exchange])
+        return try adapter.decode(body, assets, receivedAt)
+    }
+
+    @Test(arguments: oracleCases)
+    func decodesAsCcxtParsesIt(_ item: Case) throws {
+        let body = try Fixtures.data(item.fixture)
+        let oracle = try JSONDecoder().decode(Oracle.self, from: Fixtures.data(item.fixture.replacingOccurrences(of: ".json", with: ".expected.json")))
+        let expected = try #require(oracle.currencies[item.asset])
+        let report = try Self.decode(item.exchange, body, assets: [item.asset, "NOTLISTED"])
+        let status = try #require(report.statuses[item.asset])
+        #expect(report.exchange == item.exchange)
+        #expect(status.checkedAt == Self.receivedAt)
+        if item.oracleHasDirections {
+            #expect(status.withdraw == TransferState(enabled: expected.withdraw), "withdraw")
+            #expect(status.deposit == TransferState(enabled: expected.deposit), "deposit")
+            // Per network: as many as ccxt sees, each direction as ccxt reads it (Coinone has one, unnamed).
+            if !expected.networks.isEmpty {
+                #expect(status.networks.count == expected.networks.count)
+                let withdraws = expected.networks.values.map { TransferState(enabled: $0.withdraw) }.sorted { $0.rawValue < $1.rawValue }
+                #expect(status.networks.map(\.withdraw).sorted { $0.rawValue < $1.rawValue } == withdraws)
+            }
+        } else {
+            #expect(status.networks.count == expected.networks.count)
+            #expect(status.withdraw == .ok && status.deposit == .ok, "Coinbase's network is online")
+        }
+        #expect(report.statuses["NOTLISTED"]?.withdraw == .unknown)
+        #expect(report.statuses["NOTLISTED"]?.deposit == .unknown)
+    }
+
+    @Test func kucoinsCaspianIsSuspendedBothWays() throws {
+        let report = try Self.decode(.kucoin, Fixtures.data("kucoin/v3-currencies-CSP-ccxtsrc.json"), assets: ["CSP"])
+        #expect(report.statuses["CSP"]?.isSuspended == true)
+        #expect(report.statuses["CSP"]?.networks.map(\.network) == ["ERC20"])
+    }
+
+    @Test func binanceDecodesEveryNetworkOfTheCoin() throws {
+        let report = try Self.decode(.binance, Fixtures.data("binance/capital-config-getall-BAT-ccxtsrc.json"), assets: ["BAT", "BTC"])
+        let bat = try #require(report.statuses["BAT"])
+        #expect(bat.networks.map(\.network) == ["BNB", "BSC", "ETH"])
+        #expect(bat.withdraw == .ok && bat.deposit == .ok)
+        #expect(report.statuses["BTC"]?.withdraw == .unknown)
+        #expect(TransferStatusRegistry[.binance]?.access == .apiKey)
+    }
+
+    @Test func upbitDecodesTheDocumentedWalletList() throws {
+        let report = try Self.decode(.upbit, Fixtures.data("upbit/status-wallet-docs.json"), assets: ["BTC", "USDT", "DOGE"])
+        #expect(report.statuses["BTC"]?.withdraw == .ok)
+        #expect(report.statuses["USDT"]?.networks.map(\.network) == ["ETH"])
+        #expect(report.statuses["DOGE"]?.deposit == .unknown)
+        #expect(TransferStatusRegistry[.upbit]?.access == .apiKey)
+    }
+
+    @Test(arguments: [ExchangeID.gate, .htx, .kucoin, .bitget, .coinone, .coinbase, .binance, .upbit])
+    func badBodiesAreErrorsNamingTheSource(_ exchange: ExchangeID) throws {
+        for body in ["<html>down</html>", "{", "[]", "{\"code\":\"500\",\"msg\":\"busy\"}", "null"] {
+            #expect(throws: SourceError.self, "\(exchange): \(body)") { try Self.decode(exchange, Data(body.utf8), assets: ["BTC"]) }
+            do {
+                _ = try Self.decode(exchange, Data(body.utf8), assets: ["BTC"])
+            } catch let error as SourceError {
+                #expect(error.source == "\(exchange.rawValue)/transfers")
+            }
+        }
+    }
+}
