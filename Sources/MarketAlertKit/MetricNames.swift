@@ -19,6 +19,9 @@ package enum MetricNames {
     package static let haLeader = "marketalertd_ha_leader"
     /// v3: order books thrown away and rebuilt from a fresh snapshot (`exchange`, `reason`).
     package static let bookResyncs = "marketalertd_book_resyncs_total"
+    /// v3: 1 while an asset can move in a direction on an exchange, 0 while suspended, absent while unknown
+    /// (`exchange`, `asset`, `direction`: `withdraw` | `deposit`).
+    package static let transferOK = "marketalertd_transfer_ok"
     /// v3: the tether premium, USDT/KRW against the official USD/KRW (`provider`: the exchange USDT/KRW is from).
     package static let usdtKrwPremiumPct = "marketalertd_usdt_krw_premium_pct"
 
@@ -36,6 +39,7 @@ package enum MetricNames {
         fxRateAge: "Age of the FX rate in use.",
         tickToNotification: "From the input's arrival at the engine to the notification handed to the sinks.",
         haLeader: "1 on the HA group's leader, 0 on a standby (only with ha:).",
+        transferOK: "1 while the asset can be withdrawn or deposited on the exchange, 0 while suspended (absent while unknown).",
         usdtKrwPremiumPct: "The tether premium: USDT/KRW against the official USD/KRW, in percent (absent while either is unknown).",
     ]
 

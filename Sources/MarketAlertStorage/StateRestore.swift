@@ -48,6 +48,7 @@ package enum StateRestore {
         states.fx = try await decode(store, kind: "fx", logger: logger)
         states.ipo = try await decode(store, kind: IPOAlertState.kind, logger: logger)
         states.listings = try await decode(store, kind: ListingBook.kind, logger: logger)
+        states.transfers = try await decode(store, kind: TransferAlertState.kind, logger: logger)
         return states
     }
 

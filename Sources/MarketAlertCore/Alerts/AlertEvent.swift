@@ -23,6 +23,8 @@ package struct AlertEvent: Sendable, Equatable, Codable {
     package var source: SourceDetail?
     /// v2: the daily digest (kind `digest`).
     package var digest: DigestDetail?
+    /// v3: an asset's deposit and withdrawal status (kind `transfer`).
+    package var transfer: AssetTransferStatus?
     /// v3: a market listed on or delisted from an exchange (kind `listing`).
     package var listing: ListingDetail?
 
@@ -122,6 +124,8 @@ package struct PremiumDetail: Sendable, Equatable, Codable {
     package var context: PremiumContext?
     /// v3, basis depth: the trade behind `pct`.
     package var executable: ExecutableDetail?
+    /// v3, with `transfers:`: can the asset move from the low (buy) exchange to the high (sell) one?
+    package var transfer: PremiumTransferDetail?
     /// v3, rules comparing KRW with USD-quoted markets: the premium on both KRW conversions.
     package var bases: BasesDetail?
 
@@ -141,7 +145,7 @@ package struct PremiumDetail: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case rule, asset, pct, thresholdPct = "threshold_pct", basis, reference, high, low, fx, context, executable, bases
+        case rule, asset, pct, thresholdPct = "threshold_pct", basis, reference, high, low, fx, context, executable, transfer, bases
     }
 }
 

@@ -5,4 +5,7 @@ package enum AlertKind: String, Sendable, Codable, CaseIterable, Hashable {
     case digest
     /// v3: a market appeared on or left an exchange (`listing/<exchange>/<market>`).
     case listing
+    /// v3: an asset's withdrawals or deposits stopped (firing) or resumed (resolved) on an exchange
+    /// (`transfer/<exchange>/<asset>`).
+    case transfer
 }

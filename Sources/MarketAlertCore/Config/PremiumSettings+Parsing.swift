@@ -115,6 +115,7 @@ extension PremiumRule {
         rule.notional = notional
         rule.netOfFees = netOfFees
         if let transfers { rule.transfers = transfers }
+        rule.transfersGiven = transfers
         if let krwVia { rule.krwVia = krwVia }
         return rule
     }

@@ -48,6 +48,7 @@ extension Settings {
         if let table = root.table("source_alerts") { sourceAlerts.read(table); table.finish() }
         if let table = root.table("http") { http = HTTPSettings.read(table); table.finish() }
         readHistory(root)
+        readTransfers(root, catalog: catalog)
         if let table = root.table("ha") { ha = HASettings.read(table); table.finish() }
         readListings(root)
     }

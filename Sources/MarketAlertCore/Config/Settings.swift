@@ -19,6 +19,8 @@ package struct Settings: Sendable, Equatable {
     package var digest: DigestSettings?
     /// v2 `ha:` (nil: one instance on SQLite).
     package var ha: HASettings?
+    /// v3 `transfers:` (nil: no deposit/withdrawal status; rules ignore it).
+    package var transfers: TransferSettings?
     /// v3 `listings:` (nil: market lists are not watched).
     package var listings: ListingSettings?
 
@@ -171,6 +173,8 @@ package struct PremiumRule: Sendable, Equatable {
     package var takerFeePct: [ExchangeID: Double] = [:]
     /// v3: what transfer status means for this rule.
     package var transfers: TransferMode = .ignore
+    /// v3: `transfers` as written in the file (nil: not given; `transfers:` present makes it `annotate`).
+    package var transfersGiven: TransferMode?
     /// v3 `krw_via`: the KRW conversion the rule alerts on.
     package var krwVia: KRWVia = .usdFx
 

@@ -21,6 +21,8 @@ extension AlertEngine {
         usdtKrw.premiumAlert = restored.fx[TetherPremium.key]
         listings.adopt(restored.listings)
         ipo.adopt(restored.ipo)
+        transfers.adopt(restored.transfers)
+        transfers.evaluate(context: context(now), into: &out)
         out.log(.notice, "took over: \(restored.premium.count + restored.fx.count + restored.ipo.count + restored.sources.count) alert state(s) adopted from the store; evaluating now")
         reevaluateEverything(now: now, into: &out)
         sendLateDigest(now: now, into: &out)

@@ -51,6 +51,7 @@ extension AlertEngine {
         reloadHistory(old: old, now: now, into: &out)
         out.publication.deletedKeys += fx.retainMoveAlerts(new.fx.alerts)
         reloadUSDTKRW(old: old, into: &out)
+        retainTransfers(new, into: &out)
         let waiting = awaitedSources
         out.log(.info, "configuration applied" + (waiting.isEmpty ? "" : "; waiting for \(waiting.joined(separator: ", "))"))
         evaluatePremiums(involving: nil, now: now, into: &out)

@@ -75,10 +75,13 @@ extension AlertEngine {
                 out.publication.states.append(StateRecord.encode(decision.state, key: decision.key, kind: "premium"))
             }
             guard let observation = decision.observation,
-                  let event = PremiumEvents.event(
+                  var event = PremiumEvents.event(
                     id: makeID(), rule: decision.rule, reference: settings.premium.reference,
                     observation: observation, action: decision.action, now: now, bases: decision.bases)
             else { continue }
+            if let transfer = transferDetail(rule: decision.rule, observation: observation) {
+                event.annotate(transfer, low: observation.low.quote.exchange, high: observation.high.quote.exchange)
+            }
             out.publication.events.append(withHistory(event, key: decision.key, now: now))
         }
         if !premium.implausible.isEmpty || !dataProblems.isEmpty { checkPlausibility(now: now, into: &out) }

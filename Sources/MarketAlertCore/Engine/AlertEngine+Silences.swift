@@ -42,12 +42,14 @@ extension AlertEngine: FiringAlerts {
         keys += health.filter(\.value.firing).map { SourceEvents.key($0.key) }
         keys += dataProblems.map { "source/\($0.rawValue)/data" }
         keys += ipo.flooding.map { "source/\($0)/flood" }
+        keys += transfers.firingKeys
         return keys.sorted()
     }
 
     func firingSubject(_ key: String) -> SilenceMatcher.Subject {
         let parts = SilenceMatcher.Subject.premiumParts(key)
-        let kind: AlertKind = key.hasPrefix("premium/") ? .premium : key.hasPrefix("fx/") ? .fx : .source
+        let kind: AlertKind = key.hasPrefix("premium/") ? .premium : key.hasPrefix("fx/") ? .fx
+            : key.hasPrefix("transfer/") ? .transfer : .source
         return SilenceMatcher.Subject(key: key, kind: kind, rule: parts?.rule, asset: parts?.asset, severity: firingSeverity(key))
     }
 
@@ -59,6 +61,7 @@ extension AlertEngine: FiringAlerts {
             return rule.levels[level].severity
         }
         if key.hasPrefix("fx/") { return FXMoveAlerts.severity }
+        if key.hasPrefix("transfer/") { return .warning }
         return settings.sourceAlerts.severity
     }
 
@@ -93,6 +96,7 @@ extension AlertEngine: FiringAlerts {
 
     func hasStoppedFiring(_ key: String) -> Bool {
         key.hasPrefix("premium/") ? premium.state(forKey: key)?.isFiring != true
-            : key.hasPrefix("fx/") ? fx.moveAlerts[key]?.isFiring != true : false
+            : key.hasPrefix("fx/") ? fx.moveAlerts[key]?.isFiring != true
+            : key.hasPrefix("transfer/") ? transfers.alerts[key]?.firing != true : false
     }
 }

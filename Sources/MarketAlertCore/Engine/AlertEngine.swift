@@ -35,6 +35,8 @@ package struct AlertEngine: Sendable {
     var usdtKrw: USDTKRWMachine
     /// v3 `listings:`: each exchange's known market list and the `listing/…` notifications (`ListingMachine`).
     var listings: ListingMachine
+    /// v3 deposit and withdrawal status and the `transfer/…` alerts (`TransferMachine`).
+    var transfers: TransferMachine
     var lastStatus: String?
     var lastStatusSettled = false
     /// Silences and the record of every firing key (`SilenceMachine`).
@@ -48,6 +50,8 @@ package struct AlertEngine: Sendable {
         package var sources: [String: SourceHealth] = [:]
         package var fx: [String: LeveledAlertStateMachine] = [:]
         package var ipo: [String: IPOAlertState] = [:]
+        /// v3 `transfer/<exchange>/<asset>` alert states.
+        package var transfers: [String: TransferAlertState] = [:]
         /// v3 `listings/<exchange>`: the known market lists.
         package var listings: [String: ListingBook] = [:]
         /// Stored history folded for the context rings and the digest, and the last digest day.
@@ -66,6 +70,7 @@ package struct AlertEngine: Sendable {
         usdtKrw = USDTKRWMachine(restored: restored.fx[TetherPremium.key])
         listings = ListingMachine(restored: restored.listings)
         ipo = IPOMachine(settings: settings.ipo, restored: restored.ipo)
+        transfers = TransferMachine(restored: restored.transfers)
         _ = premium.retain(settings: settings.premium)
         history = HistoryMachine(
             warmup: restored.history, digestDay: restored.digestDay, rings: &premium.history, settings: settings, now: now)
@@ -97,6 +102,8 @@ package struct AlertEngine: Sendable {
             receiveFX(fxBook, failover: failover, now: now, into: &out)
         case .ipoOfferings(let source, let offerings):
             ipo.receive(offerings, from: source, context: context(now), into: &out)
+        case .transfers(let report):
+            receiveTransfers(report, now: now, into: &out)
         case .marketList(let exchange, let markets):
             receiveMarketList(exchange, markets, now: now, into: &out)
         case .settings(let newSettings):

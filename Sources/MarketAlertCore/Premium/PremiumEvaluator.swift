@@ -39,6 +39,11 @@ package struct PremiumEvaluator: Sendable {
     var basesRates = BasesRates()
     /// The entries a stream batch selects (reused: no allocation per evaluation).
     private var selected: [Int] = []
+    /// v3 `transfers: require`: what is suspended now, and its flags compiled for the plan
+    /// (`PremiumEvaluator+Transfers.swift`; `transferFlagsStale` when the plan or the blocks changed).
+    var transferBlocks = TransferBlocks()
+    var transferFlags: [UInt8] = []
+    var transferFlagsStale = true
     /// Keys whose premium is above their rule's `max_plausible_pct` now: bad data, not a premium. Their state
     /// machines see no value (nothing fires or resolves on it).
     package private(set) var implausible: [String: PremiumObservation] = [:]
@@ -89,6 +94,7 @@ package struct PremiumEvaluator: Sendable {
         slotLatest = plan.keys.map { detachedLatest.removeValue(forKey: $0) }
         conversions = Array(repeating: nil, count: plan.currencies.count)
         conversionsFrom = nil
+        transferFlagsStale = true
         usdtConversions = conversions
         usdtConversionsFrom = nil
         deadlineCache = nil
@@ -102,6 +108,7 @@ package struct PremiumEvaluator: Sendable {
         usdt: USDTConversionBasis? = nil, including include: (PremiumRule) -> Bool = { _ in true }
     ) -> [PremiumDecision] {
         prepare(settings.rules)
+        if transferFlagsStale { compileTransferFlags() }
         history.bind(to: plan.keys)  // O(1) unless the plan (or the history) changed since the last evaluation
         plan.resolve(in: book)
         // Once per converter (it changes with the FX selection), not per evaluation of a stream quote.
@@ -160,7 +167,7 @@ package struct PremiumEvaluator: Sendable {
         let viaUSDT = plan.rules[ruleIndex].rule.krwVia == .usdt
         var observation = plan.observe(
             entry: entry, rule: ruleIndex, book: book, conversions: viaUSDT ? usdtConversions : conversions, oldest: oldest,
-            scratch: &scratch)
+            scratch: &scratch, transfer: transferFlags)
         var pct = observation?.pct
         if let seen = pct, seen > plan.rules[ruleIndex].rule.maxPlausiblePct {
             implausible[plan.keys[slot]] = observation

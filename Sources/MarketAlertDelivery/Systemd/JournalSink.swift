@@ -91,6 +91,7 @@ package struct JournalSink: AlertSink {
     /// - fx      `6a425361a92245018b5bab90882b06b5`
     /// - source  `ecfaf15ac424413cb911e658820f3ed2`
     /// - digest  `3f0c2d9a8e6b4b17a4c5d2e19b7f6a30`
+    /// - transfer `0d6f3b1c8a2e4e5f9b7c1a3d5e7f9b21`
     /// - listing `a5647135aa8948cebefa5a9f1c7e6750`
     package static func messageID(for kind: AlertKind) -> String {
         switch kind {
@@ -99,6 +100,7 @@ package struct JournalSink: AlertSink {
         case .fx: "6a425361a92245018b5bab90882b06b5"
         case .source: "ecfaf15ac424413cb911e658820f3ed2"
         case .digest: "3f0c2d9a8e6b4b17a4c5d2e19b7f6a30"
+        case .transfer: "0d6f3b1c8a2e4e5f9b7c1a3d5e7f9b21"
         case .listing: "a5647135aa8948cebefa5a9f1c7e6750"
         }
     }

@@ -13,6 +13,8 @@ package struct ProducerFactory: Sendable {
     package var ipoPoller: @Sendable (IPOSourceSettings, IPOSettings) -> IPOPoller?
     /// v3: the market-list poller of one exchange (nil: its list cannot be read).
     package var listingPoller: @Sendable (ExchangeSettings, ListingSettings) -> ListingPoller? = { _, _ in nil }
+    /// v3: the deposit/withdrawal status poller (nil: `transfers:` is absent).
+    package var transferPoller: @Sendable (Settings) -> TransferPoller? = { _ in nil }
 
     package init(
         quoteSource: @escaping @Sendable (ExchangeSettings) -> (any QuoteSource)?,
@@ -33,6 +35,7 @@ enum ProducerKey: Hashable, Sendable {
     case fx
     case ipo(String)
     case listings(ExchangeID)
+    case transfers
 
     /// The label this producer sleeps under between its polls (`ClockLabel.poll`).
     var pollLabel: ClockLabel {
@@ -41,6 +44,7 @@ enum ProducerKey: Hashable, Sendable {
         case .fx: .poll("fx")
         case .ipo(let name): .poll(name)
         case .listings(let id): .poll(ListingSettings.sourceName(id))
+        case .transfers: .poll("transfers")
         }
     }
 }
@@ -51,6 +55,8 @@ enum ProducerSpec: Equatable, Sendable {
     case fx(FXSettings, Set<String>)
     case ipo(IPOSourceSettings, [String])
     case listings(ExchangeSettings, ListingSettings)
+    /// v3: the transfer settings, the watched assets per exchange and those exchanges' settings.
+    case transfers(TransferSettings, [ExchangeID: Set<String>], [ExchangeSettings])
 
     /// Every producer the settings call for.
     static func all(_ settings: Settings) -> [ProducerKey: ProducerSpec] {
@@ -71,6 +77,10 @@ enum ProducerSpec: Equatable, Sendable {
                 guard let exchange = settings.exchanges[id], exchange.enabled else { continue }
                 specs[.listings(id)] = .listings(exchange, listings)
             }
+        }
+        if let transfers = settings.transfers, !settings.watchedTransferAssets.isEmpty {
+            let watched = settings.watchedTransferAssets
+            specs[.transfers] = .transfers(transfers, watched, watched.keys.sorted().compactMap { settings.exchanges[$0] })
         }
         return specs
     }

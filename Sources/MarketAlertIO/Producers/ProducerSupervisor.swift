@@ -86,6 +86,7 @@ package actor ProducerSupervisor {
         case .ipo: break
         case .listings(let exchange, _):
             inbox.send(.sourceFailed(source: ListingSettings.sourceName(exchange.id), message: "this exchange's market list cannot be read"))
+        case .transfers: break
         }
     }
 
@@ -112,6 +113,9 @@ package actor ProducerSupervisor {
             guard let poller = factory.listingPoller(exchange, listings) else { return nil }
             // `once` prints premiums and IPO windows; a market list is a change over time, not polled there.
             return Producer(run: { await poller.run(into: $0) }, once: { _ in })
+        case .transfers:
+            guard let poller = factory.transferPoller(settings) else { return nil }
+            return Producer(run: { await poller.run(into: $0) }, once: { await poller.pollOnce(into: $0) })
         }
     }
 

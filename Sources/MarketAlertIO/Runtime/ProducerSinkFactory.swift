@@ -70,6 +70,9 @@ package struct ProducerSinkFactory: Sendable {
                 ListingPoller(source: $0, settings: listings, clock: wiring.clock, logger: wiring.logger)
             }
         }
+        factory.transferPoller = { settings in
+            TransferPoller.make(settings, fetcher: fetcher, secrets: wiring.secrets, clock: wiring.clock, logger: wiring.logger)
+        }
         return factory
     }
 

@@ -81,6 +81,9 @@ package struct APIResponder: HTTPResponder {
         case "/api/v1/alerts":
             if let refused = only(.get, request) { return refused }
             return await alerts()
+        case "/api/v1/transfers":
+            if let refused = only(.get, request) { return refused }
+            return await transfers()
         case "/api/v1/history":
             if let refused = only(.get, request) { return refused }
             return await history(request)

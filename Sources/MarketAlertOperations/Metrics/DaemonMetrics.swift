@@ -116,6 +116,7 @@ package final class DaemonMetrics: Sendable {
                 webhooks: engine.settings.sinks.webhooks.map(\.name) + engine.settings.sinks.email.map(\.name), clockRejections: engine.quoteClockRejections,
                 tether: engine.usdtKrwRate.flatMap { rate in engine.tetherPremiumPct.map { (rate.provider, $0) } })
         }
+        view.transfers = await backend.loop.snapshot { $0.transferTable() }
         countClockRejections(view.clockRejections)
         view.haLeader = backend.ha.leaderGauge
         let outbox = await outboxStats(view.webhooks, now: now)
@@ -171,6 +172,8 @@ package struct ScrapeView: Sendable {
     package var clockRejections: [ExchangeID: Int] = [:]
     /// `marketalertd_ha_leader{instance}` (nil without `ha:`).
     package var haLeader: (instance: String, value: Double)? = nil
+    /// v3 `marketalertd_transfer_ok`: the status of every asset the rules watch.
+    package var transfers: [AssetTransferStatus] = []
     /// v3 `marketalertd_usdt_krw_premium_pct{provider}` (nil while USDT/KRW or USD/KRW is unknown).
     package var tether: (provider: String, pct: Double)? = nil
 }

@@ -37,6 +37,12 @@ package struct ScrapeGauges {
             batch.set(MetricNames.webhookOldestPending, [("webhook", webhook.name)], webhook.oldest)
         }
         if let ha = view.haLeader { batch.set(MetricNames.haLeader, [("instance", ha.instance)], ha.value) }
+        for status in view.transfers {
+            for (direction, state) in [("withdraw", status.withdraw), ("deposit", status.deposit)] where state != .unknown {
+                let labels = [("exchange", status.exchange.rawValue), ("asset", status.asset), ("direction", direction)]
+                batch.set(MetricNames.transferOK, labels, state == .ok ? 1 : 0)
+            }
+        }
         if let tether = view.tether { batch.set(MetricNames.usdtKrwPremiumPct, [("provider", tether.provider)], tether.pct) }
         apply(batch)
     }
