@@ -20,7 +20,6 @@ extension CoinoneStream {
 
     /// One `ORDERBOOK` push for the market of `data` (KRW markets only, as the ticker).
     static func orderbook(_ json: JSONBytes, data: JSONBytes.Value, receivedAt: Date, into table: inout StreamMarketTable) -> StreamFrame {
-        guard table.keepsBooks else { return .ignored }
         var target: JSONBytes.Value?
         var quote: JSONBytes.Value?
         var id: JSONBytes.Value?
@@ -39,6 +38,7 @@ extension CoinoneStream {
         guard let target, target.kind == .string, let quote, quote.kind == .string, let number = id.flatMap(json.integer),
               let asks, asks.kind == .array, let bids, bids.kind == .array
         else { return .dropped(.malformed) }
+        guard table.keepsBooks else { return .ignored }  // well-formed, but no book is kept (not subscribed)
         guard json.isString(quote, "KRW"), let index = table.index(of: json.slice(target)) else { return .unwatched }
         if let held = table.entries[index].bookSequence.last, UInt64(number) <= held { return .dropped(.outOfOrder) }
         table.seedBookSequence(index, lastUpdate: UInt64(number))

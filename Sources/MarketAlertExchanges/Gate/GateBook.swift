@@ -71,7 +71,6 @@ extension GateStream {
     func bookUpdate(
         _ json: JSONBytes, _ result: JSONBytes.Value, frame: UnsafeRawBufferPointer, receivedAt: Date, into table: inout StreamMarketTable
     ) -> StreamFrame {
-        guard table.keepsBooks else { return .ignored }
         var pair: JSONBytes.Value?
         var first: JSONBytes.Value?
         var final: JSONBytes.Value?
@@ -94,6 +93,7 @@ extension GateStream {
         guard let pair, pair.kind == .string, let first = first.flatMap(json.integer), let final = final.flatMap(json.integer),
               final >= first, let bids, let asks
         else { return .dropped(.malformed) }
+        guard table.keepsBooks else { return .ignored }  // well-formed, but no book is kept (not subscribed)
         guard let index = table.index(of: json.slice(pair)) else { return .unwatched }
         switch table.checkBookSequence(index, first: UInt64(first), final: UInt64(final)) {
         case .buffer:

@@ -59,7 +59,6 @@ extension KuCoinStream {
     static func level2(
         _ json: JSONBytes, data: JSONBytes.Value, frame: UnsafeRawBufferPointer, receivedAt: Date, into table: inout StreamMarketTable
     ) -> StreamFrame {
-        guard table.keepsBooks else { return .ignored }
         var symbol: JSONBytes.Value?
         var first: JSONBytes.Value?
         var final: JSONBytes.Value?
@@ -76,6 +75,8 @@ extension KuCoinStream {
         guard let symbol, symbol.kind == .string, let first = first.flatMap(json.integer), let final = final.flatMap(json.integer),
               final >= first, let changes, changes.kind == .object
         else { return .dropped(.malformed) }
+        // A well-formed message on a stream that keeps no books (not subscribed) is of no interest.
+        guard table.keepsBooks else { return .ignored }
         guard let index = table.index(of: json.slice(symbol)) else { return .unwatched }
         let held = table.entries[index].bookSequence.last ?? 0
         switch table.checkBookSequence(index, first: UInt64(first), final: UInt64(final)) {
