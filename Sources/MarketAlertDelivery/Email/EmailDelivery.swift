@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MarketAlertCore
 import MarketAlertKit
 import MarketAlertStorage
@@ -11,10 +12,13 @@ import MarketAlertStorage
 package struct EmailDelivery: DeliveryTarget {
     package let target: EmailTarget
     package let clock: any DaemonClock
+    /// Says which recipients a server refused while it accepted the message for the others.
+    package let logger: Logger?
 
-    package init(_ target: EmailTarget, clock: any DaemonClock) {
+    package init(_ target: EmailTarget, clock: any DaemonClock, logger: Logger? = nil) {
         self.target = target
         self.clock = clock
+        self.logger = logger
     }
 
     package var name: String { target.name }
@@ -34,6 +38,11 @@ package struct EmailDelivery: DeliveryTarget {
         do {
             let outcome = try await clock.withDeadline(timeout, label: .smtpDeadline) {
                 try await session.send(message: message, from: from, to: recipients)
+            }
+            if !outcome.refusedRecipients.isEmpty {
+                logger?.warning(
+                    "email accepted, but not for \(outcome.refusedRecipients.joined(separator: ", ")): refused by the server, not retried",
+                    metadata: ["webhook": "\(target.name)", "event_id": "\(row.eventID)"])
             }
             return .delivered(status: outcome.reply.code)
         } catch is DeadlineExceeded {

@@ -7,12 +7,12 @@ import MarketAlertCore
 /// names are unique across both (the config reader rejects a duplicate).
 package enum DurableSinkTargets {
     package static func make(
-        _ settings: Settings, secrets: SecretResolver, sender: WebhookSender, clock: any DaemonClock
+        _ settings: Settings, secrets: SecretResolver, sender: WebhookSender, clock: any DaemonClock, logger: Logger? = nil
     ) -> (targets: [any DeliveryTarget], warnings: [String]) {
         let webhooks = WebhookTarget.resolve(settings.sinks.webhooks, secrets: secrets, externalURL: settings.http?.externalURL)
         let email = EmailTarget.resolve(settings.sinks.email, secrets: secrets)
         let targets: [any DeliveryTarget] =
-            webhooks.targets.map { WebhookDelivery($0, sender: sender) } + email.targets.map { EmailDelivery($0, clock: clock) }
+            webhooks.targets.map { WebhookDelivery($0, sender: sender) } + email.targets.map { EmailDelivery($0, clock: clock, logger: logger) }
         return (targets, webhooks.warnings + email.warnings)
     }
 

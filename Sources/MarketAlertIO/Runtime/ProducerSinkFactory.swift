@@ -40,7 +40,7 @@ package struct ProducerSinkFactory: Sendable {
         self.journalWriter = JournalSink.makeWriter(logger: logger)
         if let queue, let webhookClient {
             let sender = WebhookSender(client: webhookClient)
-            let resolved = DurableSinkTargets.make(initial, secrets: secrets, sender: sender, clock: clock)
+            let resolved = DurableSinkTargets.make(initial, secrets: secrets, sender: sender, clock: clock, logger: logger)
             for warning in resolved.warnings { logger.warning("webhooks: \(warning)") }
             outbox = WebhookOutbox(store: queue, deliveryTargets: resolved.targets, sender: sender, clock: clock, logger: logger)
             webhookSender = sender
@@ -107,7 +107,7 @@ package struct ProducerSinkFactory: Sendable {
     /// Re-resolves webhook targets after a reload (secrets may have changed too).
     package func reloadWebhooks(_ settings: Settings) async {
         guard let outbox, let webhookSender else { return }
-        let resolved = DurableSinkTargets.make(settings, secrets: secrets, sender: webhookSender, clock: clock)
+        let resolved = DurableSinkTargets.make(settings, secrets: secrets, sender: webhookSender, clock: clock, logger: logger)
         for warning in resolved.warnings { logger.warning("webhooks: \(warning)") }
         await outbox.update(deliveryTargets: resolved.targets)
     }

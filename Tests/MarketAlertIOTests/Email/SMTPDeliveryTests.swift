@@ -135,6 +135,24 @@ struct SMTPDeliveryTests {
         await harness.shutdown()
     }
 
+    @Test func anUntrustedCertificateSendsNothingAndIsRetried() async throws {
+        let server = try await SMTPTestServer.start(tls: .startTLS, auth: ("alice", Self.password))
+        defer { server.stop() }
+        let harness = try await OutboxHarness()
+        var target = Self.target(server, tls: .startTLS, login: true)
+        target.settings.caFile = nil  // the system's roots: the self-signed certificate is not trusted
+        let event = SampleEvents.fx()
+        let report = try await Self.deliver(event, to: target, harness: harness)
+        guard case .retrying(_, _, 1, _, let error) = report else {
+            Issue.record("expected a retry, got \(report)")
+            return
+        }
+        #expect(error.hasPrefix("SMTP "), "\(error)")
+        #expect(server.accepted.isEmpty && !server.events().contains { $0.event == "data" })
+        #expect(try await harness.store.webhookOutboxCount(webhook: "mail") == 1)
+        await harness.shutdown()
+    }
+
     @Test func aSlowServerTimesOutOnTheClockAndTheRetryIsDelivered() async throws {
         let server = try await SMTPTestServer.start(slowFirst: 1, slowSeconds: 60)
         defer { server.stop() }
