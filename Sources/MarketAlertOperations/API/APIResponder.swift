@@ -81,12 +81,12 @@ package struct APIResponder: HTTPResponder {
         case "/api/v1/alerts":
             if let refused = only(.get, request) { return refused }
             return await alerts()
-        case "/api/v1/transfers":
-            if let refused = only(.get, request) { return refused }
-            return await transfers()
         case "/api/v1/history":
             if let refused = only(.get, request) { return refused }
             return await history(request)
+        case "/api/v1/transfers":
+            if let refused = only(.get, request) { return refused }
+            return await transfers()
         case "/api/v1/listings":
             if let refused = only(.get, request) { return refused }
             return await listings(request)
@@ -157,6 +157,8 @@ package struct APIResponder: HTTPResponder {
         let view = await backend.status(now: now)
         var document = APIDocuments.status(view, version: backend.version, startedAt: backend.startedAt, listen: backend.access.listen)
         document.role = backend.ha.role.rawValue
+        let routing = await backend.loop.snapshot { $0.settings.routing }
+        if !routing.isEmpty { document.routing = APIDocuments.Routing(routing, now: now) }
         return Self.json(document)
     }
 
@@ -170,9 +172,11 @@ package struct APIResponder: HTTPResponder {
         let now = backend.clock.now()
         let view = await backend.status(now: now)
         let silences = (try? await backend.silences?.silences(now: now)) ?? []
+        let routing = await backend.loop.snapshot { $0.settings.routing }
         let html = StatusPage.render(
             view, silences: silences, displayTimeZones: await backend.loop.snapshot { $0.settings.displayTimeZones },
-            version: backend.version, startedAt: backend.startedAt, listen: backend.access.listen, sparklines: await sparklines(now: now))
+            version: backend.version, startedAt: backend.startedAt, listen: backend.access.listen, sparklines: await sparklines(now: now),
+            routing: routing.isEmpty ? nil : APIDocuments.Routing(routing, now: now))
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"

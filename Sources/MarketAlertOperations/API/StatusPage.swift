@@ -13,7 +13,7 @@ import MarketAlertStorage
 package enum StatusPage {
     package static func render(
         _ view: EngineStatus, silences: [Silence], displayTimeZones: [String], version: String, startedAt: Date, listen: String?,
-        sparklines: [String: String] = [:]
+        sparklines: [String: String] = [:], routing: APIDocuments.Routing? = nil
     ) -> String {
         let zones = displayTimeZones.compactMap(TimeZone.init(identifier:))
         let clock = PageClock(now: view.at, zones: zones.isEmpty ? [.gmt] : zones)
@@ -36,6 +36,7 @@ package enum StatusPage {
         fx(html, view.fx, clock: clock, tether: view.usdtKrwPremiumPct)
         ipo(html, view.ipo, clock: clock)
         listingSection(html, view.listings, clock: clock)
+        routeSection(html, routing)
         html.raw("</main><footer>Times in \(MarkupEscaping.html(clock.zones.map(\.identifier).joined(separator: ", "))) · JSON: ")
         html.raw(#"<a href="/api/v1/status">status</a> · <a href="/api/v1/alerts">alerts</a> · <a href="/api/v1/silences">silences</a> · <a href="/metrics">metrics</a></footer>"#)
         html.raw("</body></html>\n")

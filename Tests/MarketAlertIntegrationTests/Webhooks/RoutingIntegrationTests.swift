@@ -85,6 +85,14 @@ struct RoutingIntegrationTests {
         #expect(metrics.value("marketalertd_notifications_routed_total", ["sink": "pager", "kind": "premium"]) == 1)
         #expect(metrics.value("marketalertd_notifications_muted_total", ["kind": "premium", "reason": "time_interval"]) == 1)
         #expect(event.inhibitedBy == nil)
+        // The routes in /api/v1/status and on the status page, each with whether its windows mute it now.
+        let status = try await api.get("/api/v1/status")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(status.text.utf8)) as? [String: Any])
+        let routes = try #require((document["routing"] as? [String: Any])?["routes"] as? [[String: Any]])
+        #expect(routes.map { $0["muted_now"] as? Bool } == [false, true, false, true])
+        #expect(routes.first?["match"] as? [String: String] == ["kind": "premium", "rule": "global"])
+        let page = try await api.get("/").text
+        #expect(page.contains(#"<tr data-route="1" data-muted="true">"#))
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
     }
