@@ -89,6 +89,16 @@ package final class SMTPTestServer: Sendable {
         return SMTPTestServer(port: port, directory: directory, caFile: caFile, process: process)
     }
 
+    /// Refuses every message with `code` from now on (nil: answer as scripted again).
+    package func refuse(with code: Int?) throws {
+        let switchFile = directory.appendingPathComponent("refuse")
+        if let code {
+            try String(code).write(to: switchFile, atomically: true, encoding: .utf8)
+        } else {
+            try? FileManager.default.removeItem(at: switchFile)
+        }
+    }
+
     /// Every event so far, in order.
     package func events() -> [Event] {
         guard let text = try? String(contentsOf: directory.appendingPathComponent("events.jsonl"), encoding: .utf8) else { return [] }

@@ -9,6 +9,7 @@ It writes its port to <dir>/port once listening, and one JSON line per event to 
 
 Behaviour, chosen by flags:
   --replies 451,250   the reply code to each DATA in turn (the last one repeats); default 250
+  <dir>/refuse        while this file exists, every DATA is refused with the code it holds (the test's switch)
   --slow-first N --slow-seconds S   hold the answer to the first N DATAs for S seconds, then refuse them (451)
   --cert C --key K    with --starttls: offer STARTTLS; with --implicit-tls: TLS from the first byte (smtps)
   --auth USER:PASS    offer AUTH PLAIN and LOGIN (also without TLS: the server is on loopback) and require it
@@ -59,6 +60,10 @@ def main():
                 record({"event": "refused", "n": n, "code": 451})
                 return "451 4.3.0 too slow, try again"
             code = replies[min(n, len(replies)) - 1]
+            refuse_file = os.path.join(args.dir, "refuse")
+            if os.path.exists(refuse_file):  # the test's switch: refuse with this code while the file exists
+                with open(refuse_file) as switch:
+                    code = int(switch.read().strip() or "451")
             if code != 250:
                 record({"event": "refused", "n": n, "code": code})
                 return f"{code} {'4.3.0' if code < 500 else '5.7.1'} scripted refusal"

@@ -52,8 +52,9 @@ struct NtfyEmailIntegrationTests {
     }
 
     @Test func anEmailRefusedBeforeAKill9IsSentOnceAfterTheRestart() async throws {
-        let smtp = try await SMTPTestServer.start(replies: [451, 250], tls: .startTLS, auth: ("alice", Self.password))
+        let smtp = try await SMTPTestServer.start(tls: .startTLS, auth: ("alice", Self.password))
         defer { smtp.stop() }
+        try smtp.refuse(with: 451)  // until the daemon is killed: every attempt is refused
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
@@ -73,7 +74,7 @@ struct NtfyEmailIntegrationTests {
                   timeout: 5s
                   ca_file: "\(smtp.caFile ?? "")"
             """
-        try harness.writeConfig(harness.standardConfig(webhooks: email))
+        try harness.writeConfig(harness.standardConfig(webhooks: email, extra: "http:\n  listen: \"127.0.0.1:0\"\n"))
         // The password comes from $CREDENTIALS_DIRECTORY (systemd LoadCredential=), the user from the environment.
         let credentials = harness.directory.appendingPathComponent("credentials")
         try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
@@ -89,9 +90,15 @@ struct NtfyEmailIntegrationTests {
         try await first.waitUntil("the email still queued", timeout: .seconds(5)) {
             try await IndependentChecks.queuedWebhookEventIDs(stateDirectory: harness.stateDirectory, webhook: "mail") == [notice.id]
         }
+        // The outbox's own gauge counts it, as for a webhook.
+        let api = try await DaemonAPI.connect(to: first)
+        try await first.waitUntil("the email pending in /metrics") {
+            try await api.metrics().value("marketalertd_webhook_pending", ["webhook": "mail"]) == 1
+        }
         first.signal(SIGKILL)
         #expect(await first.waitForExit(timeout: .seconds(5)) != nil)
         #expect(smtp.accepted.isEmpty)
+        try smtp.refuse(with: nil)
 
         let second = try harness.start(environment: environment)
         defer { second.terminate() }
