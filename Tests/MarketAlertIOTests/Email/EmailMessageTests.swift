@@ -68,6 +68,24 @@ import Testing
         #expect(EmailMessage.render(event, from: Self.from, to: Self.to) != EmailMessage.render(other, from: Self.from, to: Self.to))
     }
 
+    @Test func aDigestIsOneMessage() throws {
+        let digest = DigestDetail(
+            day: "2026-03-10", timeZone: "Asia/Seoul",
+            premium: [
+                .init(rule: "kimchi", asset: "BTC", minPct: 1.2, maxPct: 3.4, lastPct: 2.0, maxAt: SampleEvents.at, notifications: 2),
+                .init(rule: "global", asset: "ETH", minPct: 0.01, maxPct: 0.2, lastPct: 0.05, maxAt: nil, notifications: 0),
+            ],
+            ipo: [try #require(SampleEvents.ipo().ipo)])
+        let event = AlertEvent(
+            id: EventID.make(), key: "digest/2026-03-10", kind: .digest, status: "info", severity: .info, at: SampleEvents.at,
+            summary: "Daily digest 2026-03-10 (Asia/Seoul): 2 premiums, highest BTC (kimchi) 3.4%; 1 IPO window open", digest: digest)
+        let (headers, body) = try Self.parse(EmailMessage.render(event, from: Self.from, to: Self.to))
+        #expect(headers["Subject"] == "Daily digest 2026-03-10 (Asia/Seoul): 2 premiums, highest BTC (kimchi) 3.4%; 1 IPO window open")
+        let lines = DigestEvents.lines(digest)
+        #expect(lines.count >= 3)
+        for line in lines { #expect(body.contains(line.replacingOccurrences(of: "\n", with: "\r\n")), "\(line)") }
+    }
+
     @Test func titlesOfOtherKinds() {
         #expect(NotificationTitle.text(for: SampleEvents.source()) == "[critical] binance failing: HTTP 503 (3 polls)")
         var resolved = SampleEvents.premium()
