@@ -39,6 +39,7 @@ extension AlertEngine: FiringAlerts {
     func firingKeys() -> [String] {
         var keys = premium.firingKeys()
         keys += fx.moveAlerts.filter(\.value.isFiring).map(\.key)
+        if usdtKrw.premiumAlert?.isFiring == true { keys.append(TetherPremium.key) }
         keys += health.filter(\.value.firing).map { SourceEvents.key($0.key) }
         keys += dataProblems.map { "source/\($0.rawValue)/data" }
         keys += ipo.flooding.map { "source/\($0)/flood" }
@@ -86,16 +87,19 @@ extension AlertEngine: FiringAlerts {
         {
             return event
         }
+        if key == TetherPremium.key { return usdtKrw.currentFiringEvent(context: context(now), usdKrw: fx.selected["KRW"]) }
         return nil
     }
 
     func firingPhase(_ key: String) -> (since: Date, lastNotified: Date?)? {
-        guard case .firing(_, let began, let notified)? = (premium.state(forKey: key) ?? fx.moveAlerts[key])?.phase else { return nil }
+        let tether = key == TetherPremium.key ? usdtKrw.premiumAlert : nil
+        guard case .firing(_, let began, let notified)? = (premium.state(forKey: key) ?? fx.moveAlerts[key] ?? tether)?.phase else { return nil }
         return (began, notified)
     }
 
     func hasStoppedFiring(_ key: String) -> Bool {
-        key.hasPrefix("premium/") ? premium.state(forKey: key)?.isFiring != true
+        if key == TetherPremium.key { return usdtKrw.premiumAlert?.isFiring != true }
+        return key.hasPrefix("premium/") ? premium.state(forKey: key)?.isFiring != true
             : key.hasPrefix("fx/") ? fx.moveAlerts[key]?.isFiring != true
             : key.hasPrefix("transfer/") ? transfers.alerts[key]?.firing != true : false
     }

@@ -39,19 +39,19 @@ import Testing
     @Test func gateSnapshotOverRESTThenUpdatesAGapACrossedUpdateAReconnectAndAnOversizedSnapshot() async throws {
         let server = try await WebSocketTestServer(persona: StreamPersonas.of(.gate)(StreamPersonaKnobs()))
         let rest = try await MockHTTPServer()
-        let snapshot = try Fixtures.string(CoinoneGateKuCoinBookDecodeTests.gateSnapshot)
+        let snapshot = try Fixtures.string(GateKuCoinBookDecodeTests.gateSnapshot)
         let body = Mutex(snapshot)
         rest.route("/api/v4/spot/order_book") { _ in .json(body.withLock { $0 }) }
         let clock = ManualClock(now: Self.start)
         let stream = try #require(GateStream().keepingBooks(levels: 20))
         let log = UpdateLog()
         let task = DepthBookSocketTests.run(
-            Self.source(stream, server.url("/ws/v4/"), clock, rest: rest.baseURL), pairs: [CoinoneGateKuCoinBookDecodeTests.gatePair], log: log)
+            Self.source(stream, server.url("/ws/v4/"), clock, rest: rest.baseURL), pairs: [GateKuCoinBookDecodeTests.gatePair], log: log)
         defer { task.cancel() }
         try await pollUntil("live") { log.all.contains(.live) }
         #expect(server.connections.first?.texts.contains { $0.contains(#""channel":"spot.order_book_update","event":"subscribe","payload":["OMG_USDT","100ms"]"#) } == true)
 
-        for diff in try CoinoneGateKuCoinBookDecodeTests.lines(CoinoneGateKuCoinBookDecodeTests.gateDiffs) { server.push(diff) }
+        for diff in try GateKuCoinBookDecodeTests.lines(GateKuCoinBookDecodeTests.gateDiffs) { server.push(diff) }
         try await pollUntil("a synced book with every recorded update") {
             DepthBookSocketTests.books(log, "OMG_USDT").last.map { $0.isSynced && $0.bids.best?.price == 7.899 && $0.asks.best?.price == 7.927 } == true
         }
@@ -59,7 +59,7 @@ import Testing
 
         // A gap: the book is handed on unsynced and rebuilt from a fresh snapshot (now at 59231922).
         body.withLock { $0 = snapshot.replacingOccurrences(of: #""id":59231869"#, with: #""id":59231922"#) }
-        server.push(CoinoneGateKuCoinBookDecodeTests.gateDiff(59_231_923, 59_231_923, bids: #"[["7.9","5"]]"#))
+        server.push(GateKuCoinBookDecodeTests.gateDiff(59_231_923, 59_231_923, bids: #"[["7.9","5"]]"#))
         try await pollUntil("rebuilt after the gap") {
             rest.requests(to: "/api/v4/spot/order_book").count == 2
                 && DepthBookSocketTests.books(log, "OMG_USDT").last.map { $0.isSynced && $0.bids.best?.price == 7.9 } == true
@@ -67,7 +67,7 @@ import Testing
         #expect(DepthBookSocketTests.books(log, "OMG_USDT").contains { !$0.isSynced })
 
         // A crossed update: refused, the book unusable at once, a third snapshot rebuilds it.
-        server.push(CoinoneGateKuCoinBookDecodeTests.gateDiff(59_231_924, 59_231_924, bids: #"[["8.5","1"]]"#))
+        server.push(GateKuCoinBookDecodeTests.gateDiff(59_231_924, 59_231_924, bids: #"[["8.5","1"]]"#))
         try await pollUntil("rebuilt after the crossed update") {
             rest.requests(to: "/api/v4/spot/order_book").count == 3
                 && DepthBookSocketTests.books(log, "OMG_USDT").last.map { $0.isSynced && $0.bids.best?.price == 7.898 } == true
@@ -78,7 +78,7 @@ import Testing
         try await Self.reconnect(server, clock, log)
         #expect(server.connections.last?.texts.contains { $0.contains("spot.order_book_update") } == true)
         body.withLock { $0 = Self.oversized(500, id: 59_231_950) }
-        server.push(CoinoneGateKuCoinBookDecodeTests.gateDiff(59_231_950, 59_231_951, asks: #"[["1000.5","3"]]"#))
+        server.push(GateKuCoinBookDecodeTests.gateDiff(59_231_950, 59_231_951, asks: #"[["1000.5","3"]]"#))
         try await pollUntil("rebuilt after the reconnect") {
             DepthBookSocketTests.books(log, "OMG_USDT").last.map { $0.isSynced && $0.asks.best?.price == 1000.5 } == true
         }
@@ -94,19 +94,19 @@ import Testing
     @Test func kucoinSnapshotOverRESTThenMessagesAGapAReconnectAndAnOversizedSnapshot() async throws {
         let server = try await WebSocketTestServer(persona: StreamPersonas.of(.kucoin)(StreamPersonaKnobs()))
         let rest = try await MockHTTPServer()
-        let snapshot = try Fixtures.string(CoinoneGateKuCoinBookDecodeTests.kucoinSnapshot)
+        let snapshot = try Fixtures.string(GateKuCoinBookDecodeTests.kucoinSnapshot)
         let body = Mutex(snapshot)
         rest.route(KuCoinStream.snapshotPath) { _ in .json(body.withLock { $0 }) }
         let clock = ManualClock(now: Self.start)
         let stream = try #require(KuCoinStream().keepingBooks(levels: 20))
         let log = UpdateLog()
         let task = DepthBookSocketTests.run(
-            Self.source(stream, server.url("/"), clock, rest: rest.baseURL), pairs: [CoinoneGateKuCoinBookDecodeTests.kucoinPair], log: log)
+            Self.source(stream, server.url("/"), clock, rest: rest.baseURL), pairs: [GateKuCoinBookDecodeTests.kucoinPair], log: log)
         defer { task.cancel() }
         try await pollUntil("live") { log.all.contains(.live) }
         #expect(server.connections.first?.texts.contains { $0.contains(#""topic":"/market/level2:BCHSV-USDT""#) } == true)
 
-        for message in try CoinoneGateKuCoinBookDecodeTests.lines(CoinoneGateKuCoinBookDecodeTests.kucoinDiffs) { server.push(message) }
+        for message in try GateKuCoinBookDecodeTests.lines(GateKuCoinBookDecodeTests.kucoinDiffs) { server.push(message) }
         try await pollUntil("a synced book with every recorded message") {
             DepthBookSocketTests.books(log, "BCHSV-USDT").last.map { $0.isSynced && $0.bids.best?.price == 242.646 && $0.asks.best?.price == 242.951 } == true
         }
@@ -158,7 +158,7 @@ import Testing
         try await pollUntil("live") { log.all.contains(.live) }
         #expect(server.connections.first?.texts.contains(#"{"request_type":"SUBSCRIBE","channel":"ORDERBOOK","topic":{"quote_currency":"KRW","target_currency":"BTC"}}"#) == true)
 
-        server.push(try #require(try CoinoneGateKuCoinBookDecodeTests.lines("streams/coinone/orderbook-KRW-BTC-ccxtsrc.jsonl").first))
+        server.push(try #require(try GateKuCoinBookDecodeTests.lines("streams/coinone/orderbook-KRW-BTC-ccxtsrc.jsonl").first))
         try await pollUntil("the recorded book") {
             DepthBookSocketTests.books(log, "BTC").last.map { $0.isSynced && $0.bids.best?.price == 58_292_000 && $0.asks.best?.price == 58_412_000 } == true
         }

@@ -4,12 +4,12 @@ import MarketAlertIO
 import MarketAlertTestSupport
 import Testing
 
-/// v3 books of Coinone (`ORDERBOOK`, the whole book each push), Gate (`spot.order_book_update` diffs on a
-/// REST `/api/v4/spot/order_book?with_id=true` snapshot) and KuCoin (`/market/level2` diffs on a REST
-/// `level2_100` snapshot), decoded from recorded frames: cryptofeed's Gate and KuCoin captures took their
+/// v3 books of Gate (`spot.order_book_update` diffs on a REST `/api/v4/spot/order_book?with_id=true`
+/// snapshot) and KuCoin (`/market/level2` diffs on a REST `level2_100` snapshot), decoded from recorded frames
+/// (Coinone's: `CoinoneBookDecodeTests`): cryptofeed's Gate and KuCoin captures took their
 /// snapshot while the diffs arrived, so the recorded diffs straddle the recorded snapshot. Each replayed book
 /// is checked against a plain dictionary replay of the same frames.
-@Suite struct CoinoneGateKuCoinBookDecodeTests {
+@Suite struct GateKuCoinBookDecodeTests {
     static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
     static let gatePair = MarketPair(base: "OMG", quote: "USDT")
     static let kucoinPair = MarketPair(base: "BCHSV", quote: "USDT")
@@ -226,59 +226,5 @@ import Testing
         #expect(Self.decode(change(1_613_277_183_936, 1_613_277_183_936, bids: #"[["300","1","1613277183936"]]"#), stream, &table) == .dropped(.crossedBook))
         #expect(table.takeBookRequests().map(\.reason) == [.sequenceGap])
         #expect(!Self.seed(#"{"code":"400100","msg":"symbol not exists"}"#, stream, &table))
-    }
-
-    // MARK: Coinone
-
-    @Test func coinoneSubscribesOrderbookBesideTheTickerAndEachPushIsTheWholeBook() throws {
-        let stream = try #require(CoinoneStream().keepingBooks(levels: 20))
-        let plan = stream.subscription(for: ["BTC"])
-        #expect(plan.messages == [
-            #"{"request_type":"SUBSCRIBE","channel":"TICKER","topic":{"quote_currency":"KRW","target_currency":"BTC"}}"#,
-            #"{"request_type":"SUBSCRIBE","channel":"ORDERBOOK","topic":{"quote_currency":"KRW","target_currency":"BTC"}}"#,
-        ])
-        #expect(plan.acks == ["TICKER:BTC", "ORDERBOOK:BTC"])
-        #expect(CoinoneStream().subscription(for: ["BTC"]).acks == ["TICKER:BTC"])
-        var table = StreamMarketTable(pairs: [MarketPair(base: "BTC", quote: "KRW")], marketID: stream.marketID, depthLevels: 20)
-        let ack = #"{"response_type":"SUBSCRIBED","channel":"ORDERBOOK","data":{"quote_currency":"KRW","target_currency":"BTC"}}"#
-        #expect(Self.decode(ack, stream, &table) == .acked(keys: ["ORDERBOOK:BTC"], complete: false))
-
-        let recorded = try #require(try Self.lines("streams/coinone/orderbook-KRW-BTC-ccxtsrc.jsonl").first)
-        #expect(Self.decode(recorded, stream, &table) == .data)
-        let book = try #require(table.book(0))
-        #expect(book.isSynced && book.bids.prices == [58_292_000] && book.bids.sizes == [0.1045])
-        #expect(book.asks.prices == [58_412_000] && book.asks.sizes == [0.59919807])
-        #expect(book.at == Date(timeIntervalSince1970: 1_705_288_918.649))
-        let quote = table.quote(0, exchange: .coinone, receivedAt: Self.epoch)
-        #expect(quote.bid?.value == 58_292_000 && quote.ask?.value == 58_412_000)
-        // The same push again (an id not newer) is late.
-        #expect(Self.decode(recorded, stream, &table) == .dropped(.outOfOrder))
-        // The ticker's best levels do not override the book's; its last price is taken.
-        let ticker = try #require(try Self.lines("streams/coinone/ticker-KRW-BTC-ccxtsrc.jsonl").first)
-        #expect(Self.decode(ticker, stream, &table) == .data)
-        #expect(table.quote(0, exchange: .coinone, receivedAt: Self.epoch).bid?.value == 58_292_000)
-    }
-
-    @Test func coinoneACrossedPushLeavesTheBookUnusableUntilTheNextOneAndTheDocsAskOrderIsRead() throws {
-        let stream = try #require(CoinoneStream().keepingBooks(levels: 2))
-        var table = StreamMarketTable(pairs: [MarketPair(base: "XRP", quote: "KRW")], marketID: stream.marketID, depthLevels: 2)
-        func push(_ id: Int, asks: [(String, String)], bids: [(String, String)]) -> String {
-            func side(_ levels: [(String, String)]) -> String { levels.map { #"{"price":"\#($0.0)","qty":"\#($0.1)"}"# }.joined(separator: ",") }
-            return #"{"response_type":"DATA","channel":"ORDERBOOK","data":{"quote_currency":"KRW","target_currency":"XRP","timestamp":1693560155038,"id":"\#(id)","asks":[\#(side(asks))],"bids":[\#(side(bids))]}}"#
-        }
-        // The docs' example lists asks from the dearest down (695.5, 692.1, 690.9, …): read best first, and an
-        // oversized book keeps twice the levels read.
-        let asks = [("695.5", "5000"), ("692.1", "15000"), ("690.9", "118063.7475"), ("690.3", "148087.1739"), ("689.6", "68224.2457"), ("689.5", "186287.9931")]
-        let bids = (0..<30).map { ("\(688 - $0)", "1") }
-        #expect(Self.decode(push(1_693_560_155_038_001, asks: asks, bids: bids), stream, &table) == .data)
-        #expect(table.book(0)?.asks.prices == [689.5, 689.6, 690.3, 690.9])
-        #expect(table.book(0)?.bids.prices == [688, 687, 686, 685])
-        #expect(Self.decode(push(1_693_560_155_038_002, asks: [("687", "1")], bids: [("688", "1")]), stream, &table) == .dropped(.crossedBook))
-        #expect(table.book(0)?.isSynced == false)
-        #expect(table.takeBookRequests().isEmpty)  // no resync: the next push is the whole book
-        #expect(Self.decode(push(1_693_560_155_038_003, asks: [("689", "1")], bids: [("688", "1")]), stream, &table) == .data)
-        #expect(table.book(0)?.isSynced == true)
-        #expect(Self.decode(push(1_693_560_155_038_004, asks: [("x", "1")], bids: []), stream, &table) == .dropped(.invalidPrice))
-        #expect(table.book(0)?.isSynced == false)
     }
 }
