@@ -98,6 +98,23 @@ import Testing
         #expect(third.listingRecords(since: t0).map(\.market.market) == ["KRW-LATE"])
     }
 
+    /// An HA takeover: the standby's books become what the old leader committed, so a listing the leader
+    /// already notified is not notified again, and one it had not seen is notified once.
+    @Test func aTakeoverAdoptsTheLeadersBooks() throws {
+        var leader = Kit.engine(settings)
+        _ = list(&leader, markets(base), after: 0)
+        let committed = list(&leader, markets(base + ["NEW"]), after: 60)
+        #expect(committed.events.map(\.key) == ["listing/upbit/KRW-NEW"])
+        var standby = Kit.engine(settings)
+        _ = list(&standby, markets(base), after: 0)  // its own view, from before the listing
+        var restored = AlertEngine.Restored()
+        let book = try #require(committed.states.last)
+        restored.listings[book.key] = try JSONDecoder().decode(ListingBook.self, from: book.data)
+        _ = standby.adopt(restored, now: t0.addingTimeInterval(90))
+        #expect(list(&standby, markets(base + ["NEW"]), after: 120).events.isEmpty)
+        #expect(list(&standby, markets(base + ["NEW", "NEXT"]), after: 180).events.map(\.key) == ["listing/upbit/KRW-NEXT"])
+    }
+
     @Test func aQuoteAddedByAReloadIsRecordedSilently() {
         var engine = Kit.engine(settings)
         _ = list(&engine, markets(base) + markets(["BTC", "ETH"], quote: "USDT"), after: 0)

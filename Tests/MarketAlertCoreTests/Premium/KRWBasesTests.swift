@@ -115,6 +115,16 @@ import Testing
         #expect(usdt("1300", after: 4).map(\.status) == ["firing"])  // −7.14%: the gap counts either way
     }
 
+    @Test func aFiringTetherPremiumIsListedAmongTheFiringAlerts() {
+        var engine = Kit.engine(settings(krwVia: .usdFx, tetherPct: 3))
+        _ = start(&engine, btcKRW: "140000000", usdtKRW: "1450", at: t0)
+        let firing = engine.firingAlerts(now: t0).map(\.key)
+        #expect(firing.contains("fx/USDT-KRW"), "\(firing)")
+        let t1 = t0.addingTimeInterval(1)
+        _ = engine.handle(.quotes(.upbit, [Kit.quote(.upbit, "1400", asset: "USDT", quote: "KRW", at: t1)], .update), now: t1)
+        #expect(!engine.firingAlerts(now: t1).map(\.key).contains("fx/USDT-KRW"))
+    }
+
     @Test func aStaleTetherRateIsDroppedAtItsDeadline() {
         var engine = Kit.engine(settings(krwVia: .usdt))
         _ = start(&engine, btcKRW: "145600000", usdtKRW: "1456", at: t0)

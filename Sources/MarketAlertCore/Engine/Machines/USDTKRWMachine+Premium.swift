@@ -77,3 +77,15 @@ extension USDTKRWMachine {
         return premiumAlert?.nextDeadline(policy: TetherPremium.policy(alert))
     }
 }
+
+extension USDTKRWMachine {
+    /// A fresh notification of the tether premium while it fires (a silence's end), at its current value.
+    func currentFiringEvent(context: MachineContext, usdKrw: FXRate?) -> AlertEvent? {
+        guard case .firing(let level, _, _)? = premiumAlert?.phase, let alert = context.settings.fx.tetherAlerts.first,
+              let selected, let usdKrw, let pct = TetherPremium.pct(usdtKrw: selected, usdKrw: usdKrw)
+        else { return nil }
+        return TetherPremium.event(
+            id: context.makeID(), alert: alert, rate: selected, usdKrw: usdKrw, pct: pct, action: .repeatNotification(level: level),
+            now: context.now)
+    }
+}
