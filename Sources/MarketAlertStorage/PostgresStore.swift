@@ -257,8 +257,8 @@ extension PostgresStore {
     /// The operation runs as a child of the pool's `run()`, not of the caller, and the caller waits for its
     /// result with the deadline: when the deadline comes (or the caller is cancelled) the caller is released
     /// at once and the operation is cancelled where it runs. A caller therefore never waits on an operation
-    /// that does not end when cancelled (postgres-nio can miss the cancellation of a connection request made
-    /// as the pool hands one out; such an operation ends when the pool stops, not before).
+    /// that does not end when cancelled; the store's `run()` does, at shutdown, so every operation must end
+    /// when cancelled or when the pool stops (see `closingWhenCancelled` for the one that did not).
     package func bounded<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
         let outcome = Handoff<Swift.Result<Result, any Error>>()
         let abandoned = Handoff<Void>()
@@ -294,14 +294,36 @@ extension PostgresStore {
     /// Runs `body` on `connection`, closing the connection when the task is cancelled: PostgresNIO does not
     /// abandon a query in flight on cancellation, a closed connection fails it at once (and the server rolls
     /// back its transaction). The pool replaces the connection.
+    ///
+    /// A connection that is closed or closing (by this cancellation or by the server) is handed back to the
+    /// pool only once it has closed completely, which is when the pool hears of it: handed back earlier, the
+    /// pool would lend it again as idle, and PostgresNIO drops a query written to a connection whose channel
+    /// has closed without ever answering it, so that operation would never end (nor the pool's `run()` that
+    /// runs it). A connection lent already closed is not used.
     package static func closingWhenCancelled<Result>(
         _ connection: PostgresConnection, _ body: () async throws -> Result
     ) async throws -> Result {
-        try await withTaskCancellationHandler {
-            try await body()
-        } onCancel: {
-            connection.close().whenComplete { _ in }
+        guard !connection.isClosed else {
+            await closed(connection)
+            throw PostgresFailure(description: "PostgreSQL: the connection had closed before the query was sent")
         }
+        let outcome: Swift.Result<Result, any Error>
+        do {
+            outcome = .success(try await withTaskCancellationHandler {
+                try await body()
+            } onCancel: {
+                connection.close().whenComplete { _ in }
+            })
+        } catch {
+            outcome = .failure(error)
+        }
+        if Task.isCancelled || connection.isClosed { await closed(connection) }
+        return try outcome.get()
+    }
+
+    /// Returns once `connection`'s channel has closed (it is closing: its close has begun).
+    private static func closed(_ connection: PostgresConnection) async {
+        try? await connection.closeFuture.get()
     }
 }
 

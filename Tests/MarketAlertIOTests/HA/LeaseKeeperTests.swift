@@ -62,35 +62,26 @@ struct LeaseKeeperTests {
     /// reached it and waits there on the locked row (a backend of the test's database waiting on a lock, newer
     /// than the last one seen). Until then its answer is still real I/O: moving virtual time past its
     /// deadline would cancel it while it leases a connection, which tests the connection pool, not the keeper.
-    /// A query that has not reached the database within `grace` of real time is stuck in the pool (seen
-    /// under load with abandoned connections around); it counts as hung too, and only virtual time moves on.
+    /// Every query reaches the database: one that never does (once written to a connection the pool lent
+    /// after it had closed, #25) fails the wait by its deadline, naming it, instead of being taken as hung.
     final class HungQueries: Sendable {
         let server: PostgresTestServer
         let database: String
-        let grace: Duration
-        private let seen = Mutex<(query: Int?, newestStart: String, asked: (query: Int, at: ContinuousClock.Instant)?)>((nil, "", nil))
+        private let seen = Mutex<(query: Int?, newestStart: String)>((nil, ""))
 
-        init(server: PostgresTestServer, database: String, grace: Duration = .seconds(3)) {
+        init(server: PostgresTestServer, database: String) {
             self.server = server
             self.database = database
-            self.grace = grace
         }
 
-        /// Whether lease query `query` waits on the row lock at the database (or is stuck before it).
+        /// Whether lease query `query` waits on the row lock at the database.
         func waitsAtTheDatabase(_ query: Int) async -> Bool {
-            let now = ContinuousClock.now
-            let (known, stuck) = seen.withLock { seen -> (Bool, Bool) in
-                if seen.query == query { return (true, false) }
-                if seen.asked?.query != query { seen.asked = (query, now) }
-                return (false, seen.asked.map { now - $0.at > grace } ?? false)
-            }
-            if known { return true }
+            if seen.withLock({ $0.query == query }) { return true }
             let sql = "SELECT coalesce(max(query_start)::text, '') FROM pg_stat_activity WHERE datname = '\(database)' AND wait_event_type = 'Lock'"
             let newest = (try? await server.psql(sql)) ?? ""
             return seen.withLock { seen in
-                guard stuck || (!newest.isEmpty && newest != seen.newestStart) else { return false }
-                seen.query = query
-                if !newest.isEmpty { seen.newestStart = newest }
+                guard !newest.isEmpty, newest != seen.newestStart else { return false }
+                seen = (query, newest)
                 return true
             }
         }

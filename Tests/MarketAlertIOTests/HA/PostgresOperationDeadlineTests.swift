@@ -5,9 +5,9 @@ import MarketAlertTestSupport
 import Synchronization
 import Testing
 
-/// A store operation that does not end when cancelled (postgres-nio can miss the cancellation of a
-/// connection request) must not hold its caller: at the deadline the caller gets an error at once, and the
-/// operation is cancelled where it runs, under the pool, which ends it when it stops.
+/// A store operation that does not end when cancelled (a query PostgresNIO never answers, #25) must not hold
+/// its caller: at the deadline the caller gets an error at once, and the operation is cancelled where it runs,
+/// under the pool.
 @Suite(.enabled(if: PostgresTestServer.isAvailable, "needs PostgreSQL (apt-get install postgresql; scripts/test does)"))
 struct PostgresOperationDeadlineTests {
     @Test func anOperationThatIgnoresCancellationReleasesItsCallerAtTheDeadline() async throws {
