@@ -1,0 +1,86 @@
+import Foundation
+import Logging
+import MarketAlertCore
+import MarketAlertDelivery
+import MarketAlertTestSupport
+import Synchronization
+import Testing
+
+/// The publisher's share of routing, on virtual time: a route's targets reach the outbox (a `RoutedAlertSink`)
+/// while stdout-like sinks get everything; a firing alert a `send_after_mute` route muted is sent once when the
+/// window ends, through the publisher's own wake time (`nextSinkRetry`), with no publication in between.
+@Suite struct RoutedPublisherTests {
+    /// Records what reached it and for which targets (nil: every target by kind).
+    final class RecordingOutbox: RoutedAlertSink {
+        let name = "webhooks"
+        let received = Mutex<[(key: String, targets: [String]?)]>([])
+        func deliver(_ event: AlertEvent) async throws { try await deliver(event, toTargets: nil) }
+        func deliver(_ event: AlertEvent, toTargets names: [String]?) async throws {
+            received.withLock { $0.append((event.key, names)) }
+        }
+        var log: [(key: String, targets: [String]?)] { received.withLock { $0 } }
+    }
+
+    final class RecordingStdout: AlertSink {
+        let name = "stdout"
+        let received = Mutex<[AlertEvent]>([])
+        func deliver(_ event: AlertEvent) async throws { received.withLock { $0.append(event) } }
+        var events: [AlertEvent] { received.withLock { $0 } }
+    }
+
+    private func event(_ key: String, status: String = "firing", source: String? = nil) -> AlertEvent {
+        AlertEvent(
+            id: UUID().uuidString, key: key, kind: source == nil ? .fx : .source, status: status, severity: .warning, at: Date(),
+            summary: key, source: source.map { SourceDetail(name: $0, error: "down", lastSuccess: nil, consecutiveFailures: 2) })
+    }
+
+    @Test func aMutedFiringAlertIsSentOnceWhenTheWindowEndsWithoutAnotherPublication() async throws {
+        let start = try #require(ISO8601DateFormatter().date(from: "2026-11-26T08:30:00Z"))
+        let clock = ManualClock(now: start)
+        let outbox = RecordingOutbox()
+        let stdout = RecordingStdout()
+        let publisher = AlertPublisher(store: nil, sinks: [stdout, outbox], clock: clock, logger: Logger(label: "test"))
+        let window = TimeWindow(name: "morning", entries: [TimeWindowEntry(times: [ClockRange(start: 8 * 60, end: 9 * 60)])])
+        await publisher.configureRouting(RoutingSettings(
+            routes: [
+                Route(match: NotificationMatch(key: "fx/*"), sinks: ["phone"], muteTimeIntervals: ["morning"], sendAfterMute: true),
+                Route(match: NotificationMatch(), sinks: ["ops"]),
+            ],
+            timeIntervals: ["morning": window]))
+
+        let due = await publisher.publish(Publication(events: [event("fx/USD-KRW"), event("source/x", source: "x")]))
+        #expect(stdout.events.map(\.key) == ["fx/USD-KRW", "source/x"])  // stdout is not routed
+        #expect(outbox.log.map(\.key) == ["fx/USD-KRW", "source/x"])
+        #expect(outbox.log.map(\.targets) == [[], ["ops"]])  // the fx alert is muted for phone
+        #expect(due == start.addingTimeInterval(60))          // the router wakes on the next minute
+
+        await clock.advance(to: start.addingTimeInterval(60 * 29))  // 08:59: still muted
+        #expect(await publisher.retrySinks() == start.addingTimeInterval(60 * 30))
+        #expect(outbox.log.count == 2)
+        await clock.advance(to: start.addingTimeInterval(60 * 30))  // 09:00: the window ended
+        #expect(await publisher.retrySinks() == nil)
+        #expect(outbox.log.count == 3)
+        #expect(outbox.log.last?.key == "fx/USD-KRW")
+        #expect(outbox.log.last?.targets == ["phone"])
+        #expect(stdout.events.count == 2, "stdout had it when it was published")
+        await clock.advance(to: start.addingTimeInterval(60 * 31))
+        #expect(await publisher.retrySinks() == nil)
+        #expect(outbox.log.count == 3, "sent once")
+    }
+
+    @Test func anInhibitedNotificationReachesStdoutMarkedAndTheOutboxWithNoTarget() async throws {
+        let clock = ManualClock(now: Date(timeIntervalSince1970: 1_790_000_000))
+        let outbox = RecordingOutbox()
+        let stdout = RecordingStdout()
+        let publisher = AlertPublisher(store: nil, sinks: [stdout, outbox], clock: clock, logger: Logger(label: "test"))
+        await publisher.configureRouting(RoutingSettings(inhibit: [
+            InhibitRule(source: NotificationMatch(kind: .source), target: NotificationMatch(kind: .fx))
+        ]))
+        await publisher.publish(Publication(events: [event("source/dunamu", source: "dunamu"), event("fx/USD-KRW")]))
+        #expect(stdout.events.map(\.inhibitedBy) == [nil, ["source/dunamu"]])
+        #expect(outbox.log.map(\.targets) == [nil, []])
+        await publisher.publish(Publication(events: [event("source/dunamu", status: "resolved", source: "dunamu")]))
+        #expect(outbox.log.map(\.key) == ["source/dunamu", "fx/USD-KRW", "source/dunamu", "fx/USD-KRW"])
+        #expect(outbox.log.last?.targets == nil, "released to every target by kind (no routes)")
+    }
+}
