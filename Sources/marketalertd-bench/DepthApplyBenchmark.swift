@@ -36,6 +36,7 @@ enum DepthApplyBenchmark {
         if let bithumb = BithumbStream(ticket: "bench").keepingBooks(levels: levels) {
             rows.append(measure("bithumb orderbook.30", bithumb, seed: nil, frames: (0..<(warmUp + measured)).map { upbitStyle($0, code: "KRW-BTC") }))
         }
+        rows += rowsCoinoneGateKuCoin { name, stream, seed, frames in measure(name, stream, seed: seed, frames: frames) }
         var text = "  adapter               applied  allocations  median\n"
         var verdicts: [Verdict] = []
         for row in rows {
@@ -49,7 +50,7 @@ enum DepthApplyBenchmark {
     }
 
     private static func measure(_ name: String, _ stream: some ExchangeStreamProtocol, seed: String?, frames: [String]) -> Row {
-        let pair = MarketPair(base: "BTC", quote: stream.exchange == .upbit || stream.exchange == .bithumb ? "KRW" : "USDT")
+        let pair = MarketPair(base: "BTC", quote: [.upbit, .bithumb, .coinone].contains(stream.exchange) ? "KRW" : "USDT")
         var table = StreamMarketTable(pairs: [pair], marketID: stream.marketID, depthLevels: levels)
         let received = Date(timeIntervalSince1970: 1_750_000_000)
         let bytes = frames.map { Array($0.utf8) }
