@@ -44,7 +44,7 @@ package final class SMTPTestServer: Sendable {
 
     package static func start(
         replies: [Int] = [250], slowFirst: Int = 0, slowSeconds: Double = 0, tls: TLSMode = .none, auth: (user: String, password: String)? = nil,
-        authOnly: String? = nil
+        authOnly: String? = nil, refuseRecipients: [String] = []
     ) async throws -> SMTPTestServer {
         let check = try await CommandRunner.run(["python3", "-c", "import aiosmtpd"], timeoutSeconds: 30)
         guard check.succeeded else { throw SetupFailed(what: "Python's aiosmtpd is not installed (scripts/test installs it: pip install aiosmtpd)") }
@@ -66,6 +66,7 @@ package final class SMTPTestServer: Sendable {
         }
         if let auth { arguments += ["--auth", "\(auth.user):\(auth.password)"] }
         if let authOnly { arguments += ["--auth-only", authOnly] }
+        for recipient in refuseRecipients { arguments += ["--refuse-rcpt", recipient] }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3"] + arguments

@@ -14,6 +14,7 @@ Behaviour, chosen by flags:
   --cert C --key K    with --starttls: offer STARTTLS; with --implicit-tls: TLS from the first byte (smtps)
   --auth USER:PASS    offer AUTH PLAIN and LOGIN (also without TLS: the server is on loopback) and require it
   --auth-only LOGIN   offer only this mechanism
+  --refuse-rcpt ADDR  answer RCPT TO:<ADDR> with 550 (repeatable)
 """
 import argparse
 import asyncio
@@ -40,6 +41,7 @@ def main():
     parser.add_argument("--implicit-tls", action="store_true")
     parser.add_argument("--auth")
     parser.add_argument("--auth-only")
+    parser.add_argument("--refuse-rcpt", action="append", default=[])
     args = parser.parse_args()
     replies = [int(code) for code in args.replies.split(",")]
     events_path = os.path.join(args.dir, "events.jsonl")
@@ -51,6 +53,13 @@ def main():
             events.flush()
 
     class Handler:
+        async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+            if address in args.refuse_rcpt:
+                record({"event": "rcpt_refused", "n": state["n"], "code": 550})
+                return "550 5.1.1 no such user"
+            envelope.rcpt_tos.append(address)
+            return "250 2.1.5 OK"
+
         async def handle_DATA(self, server, session, envelope):
             state["n"] += 1
             n = state["n"]

@@ -135,6 +135,37 @@ struct SMTPDeliveryTests {
         await harness.shutdown()
     }
 
+    @Test func aRefusedRecipientIsLeftOutWhileTheOthersGetTheMessage() async throws {
+        let server = try await SMTPTestServer.start(refuseRecipients: ["desk@example.org"])
+        defer { server.stop() }
+        let harness = try await OutboxHarness()
+        let event = SampleEvents.premium()
+        let outbox = WebhookOutbox(
+            store: harness.store, deliveryTargets: [EmailDelivery(Self.target(server), clock: harness.clock, logger: harness.logs.logger())],
+            clock: harness.clock, logger: harness.logs.logger(), random: { 0.5 }, onReport: harness.reports.callback)
+        var reports = harness.reports.stream.makeAsyncIterator()
+        try await outbox.deliver(event)
+        let run = Task { await outbox.run() }
+        #expect(try await reports.expectNext() == .delivered(webhook: "mail", eventID: event.id, attempts: 1))
+        run.cancel()
+        await run.value
+        #expect(server.accepted.map(\.rcptTos) == [["me@example.org"]])
+        #expect(harness.logs.all.contains { $0.level == .warning && $0.message.contains("not for desk@example.org") })
+        await harness.shutdown()
+    }
+
+    @Test func everyRecipientRefusedIsPermanent() async throws {
+        let server = try await SMTPTestServer.start(refuseRecipients: ["me@example.org", "desk@example.org"])
+        defer { server.stop() }
+        let harness = try await OutboxHarness()
+        let event = SampleEvents.premium()
+        let report = try await Self.deliver(event, to: Self.target(server), harness: harness)
+        #expect(report == .dropped(
+            webhook: "mail", eventID: event.id, attempts: 1, reason: "permanent failure, not retried: SMTP RCPT TO answered 550 5.1.1 no such user"))
+        #expect(server.accepted.isEmpty)
+        await harness.shutdown()
+    }
+
     @Test func anUntrustedCertificateSendsNothingAndIsRetried() async throws {
         let server = try await SMTPTestServer.start(tls: .startTLS, auth: ("alice", Self.password))
         defer { server.stop() }
