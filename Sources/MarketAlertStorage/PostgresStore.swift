@@ -321,8 +321,11 @@ extension PostgresStore {
         return try outcome.get()
     }
 
-    /// Returns once `connection`'s channel has closed (it is closing: its close has begun).
+    /// Closes `connection` (again: a close is idempotent, and a cancellation that came after `body` ended
+    /// found no handler to close it) and returns once its channel has closed (`closeFuture`: `close()`
+    /// returns at once for a connection already closing).
     private static func closed(_ connection: PostgresConnection) async {
+        connection.close().whenComplete { _ in }
         try? await connection.closeFuture.get()
     }
 }
