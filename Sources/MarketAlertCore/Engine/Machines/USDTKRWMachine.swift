@@ -37,8 +37,15 @@ struct USDTKRWMachine: Sendable {
     ) -> Bool {
         guard let sources = context.settings.fx.usdtKrw else { return clear() }
         let enabled = sources.exchanges.filter { context.settings.exchanges[$0]?.enabled == true }
-        guard !enabled.contains(where: { awaiting.contains($0.rawValue) }) else { return false }
         let oldest = context.now.addingTimeInterval(-context.settings.premium.maxQuoteAge.seconds)
+        guard !enabled.contains(where: { awaiting.contains($0.rawValue) }) else {
+            // Still settling (a reload restarted a source): choose nothing new, but never keep a stale rate
+            // (its deadline would fall due again and again).
+            guard let selected, selected.at < oldest else { return false }
+            out.log(.warning, "USDT/KRW from \(selected.provider) is stale; none until every USDT/KRW exchange has answered")
+            self.selected = nil
+            return true
+        }
         var candidates: [FXRate] = []
         for exchange in enabled {
             guard let quote = book.quote(exchange, USDTKRWSettings.pair), quote.at >= oldest,
