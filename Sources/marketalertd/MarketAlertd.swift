@@ -72,7 +72,7 @@ struct CheckConfig: AsyncParsableCommand {
             }
             print("\(options.config): ok (\(settings.enabledExchanges.count) exchanges, \(settings.premium.rules.count) premium rules, "
                 + "\(settings.fx.providers.count) FX providers, \(settings.ipo.sources.count) IPO sources, "
-                + "\(settings.sinks.webhooks.count) webhooks)")
+                + "\(settings.sinks.webhooks.count) webhooks, \(settings.sinks.email.count) email sinks)")
         } catch {
             for issue in error.issues { FileHandle.standardError.write(Data("\(options.config): \(issue)\n".utf8)) }
             FileHandle.standardError.write(Data("\(error.issues.count) problem(s) found\n".utf8))

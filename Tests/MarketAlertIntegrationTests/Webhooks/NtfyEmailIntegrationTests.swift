@@ -13,6 +13,37 @@ struct NtfyEmailIntegrationTests {
     static let token = "tk_ntfy0123456789abcdefghijkl"
     static let password = "smtp-password-4c9f1e77"
 
+    @Test func checkConfigNamesEmailAndNtfyMistakesAndMissingSecrets() async throws {
+        let apis = try await MockMarketAPIs()
+        let harness = try DaemonHarness(apis: apis)
+        defer { harness.cleanUp() }
+        let bad = #"[{ name: phone, url: "http://127.0.0.1:1/t", format: ntfy, token_env: NTFY_TOKEN }]"# + """
+
+              email:
+                - { name: phone, smtp_url: "smtp://u:\(Self.password)@127.0.0.1", from: "a@b.org", to: ["c@d.org"] }
+            """
+        try harness.writeConfig(harness.standardConfig(webhooks: bad))
+        let failed = try await CommandRunner.run([DaemonProcess.binary.path, "check-config", "--config", harness.configPath], timeoutSeconds: 60)
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("sinks.email[0].name: duplicate sink name \"phone\""), "\(failed.stderr)")
+        #expect(failed.stderr.contains("sinks.email[0].smtp_url: must not contain a user name or password"))
+        #expect(!failed.stderr.contains(Self.password))
+
+        let good = #"[{ name: phone, url: "http://127.0.0.1:1/t", format: ntfy, token_env: NTFY_TOKEN }]"# + """
+
+              email:
+                - { name: mail, smtp_url: "smtps://127.0.0.1:1", username_env: SMTP_USER, password_env: SMTP_PASSWORD, from: "a@b.org", to: ["c@d.org"] }
+            """
+        try harness.writeConfig(harness.standardConfig(webhooks: good))
+        let passed = try await CommandRunner.run(
+            ["/usr/bin/env", "-u", "NTFY_TOKEN", "-u", "SMTP_USER", "-u", "SMTP_PASSWORD", "-u", "CREDENTIALS_DIRECTORY",
+             "OXR_APP_ID=test-app-id", DaemonProcess.binary.path, "check-config", "--config", harness.configPath], timeoutSeconds: 60)
+        #expect(passed.status == 0, "\(passed)")
+        #expect(passed.stdout.contains("1 webhooks, 1 email sinks"))
+        #expect(passed.stderr.contains("webhook \"phone\" is disabled: its token_env secret NTFY_TOKEN is not set"), "\(passed.stderr)")
+        #expect(passed.stderr.contains("email \"mail\" is disabled: its secret SMTP_USER and SMTP_PASSWORD is not set"))
+    }
+
     @Test func ntfyGetsItsHeadersAndA503IsRetried() async throws {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)
