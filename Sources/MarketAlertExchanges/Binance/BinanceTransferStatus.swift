@@ -17,8 +17,8 @@ package enum BinanceTransferStatus {
         let millis = Int64((now.timeIntervalSince1970 * 1000).rounded())
         var query = [("timestamp", String(millis)), ("recvWindow", "10000")]
         let signed = query.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
-        query.append(("signature", signer.hexHMAC(key: credentials.secretKey, message: signed)))
-        return TransferRequest(path: "/sapi/v1/capital/config/getall", query: query, headers: [("X-MBX-APIKEY", credentials.accessKey)])
+        query.append(("signature", signer.hexHMAC(key: credentials.secretKey.value, message: signed)))
+        return TransferRequest(path: "/sapi/v1/capital/config/getall", query: query, headers: [("X-MBX-APIKEY", credentials.accessKey.value)])
     }
 
     package static func decode(_ body: Data, assets: Set<String>, receivedAt: Date) throws(SourceError) -> TransferReport {

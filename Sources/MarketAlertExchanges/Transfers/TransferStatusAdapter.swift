@@ -54,16 +54,24 @@ package struct TransferRequest: Sendable {
     }
 }
 
-/// A read-only API key's values (resolved from the secrets `transfers.keys` names; never logged).
+/// A read-only API key's values (resolved from the secrets `transfers.keys` names): they print as
+/// `<redacted>`, and every error of a request made with them is scrubbed of them (`scrubbed`).
 package struct TransferCredentials: Sendable {
-    package var accessKey: String
-    package var secretKey: String
-    package var passphrase: String?
+    package var accessKey: SecretValue
+    package var secretKey: SecretValue
+    package var passphrase: SecretValue?
 
     package init(accessKey: String, secretKey: String, passphrase: String? = nil) {
-        self.accessKey = accessKey
-        self.secretKey = secretKey
-        self.passphrase = passphrase
+        self.accessKey = SecretValue(accessKey)
+        self.secretKey = SecretValue(secretKey)
+        self.passphrase = passphrase.map(SecretValue.init)
+    }
+
+    /// `error` without any of the three values (any case, percent-encoded, or cut off at the end).
+    package func scrubbed(_ error: SourceError) -> SourceError {
+        var result = secretKey.scrubbed(accessKey.scrubbed(error))
+        if let passphrase { result = passphrase.scrubbed(result) }
+        return result
     }
 }
 

@@ -26,9 +26,14 @@ package struct TransferStatusSource: Sendable {
     package var name: String { TransferDecoding.source(adapter.exchange) }
 
     package func fetch(assets: Set<String>) async throws(SourceError) -> TransferReport {
-        let request = try adapter.request(credentials, fetcher.clock.now(), signer)
-        let url = try ExchangeEndpoint.url(settings.baseURL, path: request.path, query: request.query, source: name)
-        let answer = try await fetcher.get(url, source: name, headers: request.headers, timeout: settings.timeout)
-        return try adapter.decode(answer.body, assets, answer.receivedAt)
+        do {
+            let request = try adapter.request(credentials, fetcher.clock.now(), signer)
+            let url = try ExchangeEndpoint.url(settings.baseURL, path: request.path, query: request.query, source: name)
+            let answer = try await fetcher.get(url, source: name, headers: request.headers, timeout: settings.timeout)
+            return try adapter.decode(answer.body, assets, answer.receivedAt)
+        } catch {
+            // An upstream may echo what it was sent (the key in a header, a signed query) in its error body.
+            throw credentials.map { $0.scrubbed(error) } ?? error
+        }
     }
 }

@@ -12,7 +12,7 @@ package enum UpbitTransferStatus {
         guard let credentials else {
             throw SourceError(source: TransferDecoding.source(.upbit), kind: .api, message: "needs an API key (transfers.keys.upbit)")
         }
-        let token = jwt(accessKey: credentials.accessKey, secretKey: credentials.secretKey, nonce: UUID().uuidString.lowercased(), signer: signer)
+        let token = jwt(accessKey: credentials.accessKey.value, secretKey: credentials.secretKey.value, nonce: UUID().uuidString.lowercased(), signer: signer)
         return TransferRequest(path: "/v1/status/wallet", headers: [("Authorization", "Bearer \(token)")])
     }
 

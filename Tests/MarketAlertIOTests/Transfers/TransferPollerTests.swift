@@ -118,4 +118,37 @@ import Testing
             logger: Logger(label: "t", factory: { _ in SwiftLogNoOpLogHandler() })))
         #expect(await poller.sourceNames == ["gate/transfers"])
     }
+
+    @Test func anErrorThatEchoesTheKeyIsScrubbedAndChecksNameMissingSecrets() async throws {
+        let clock = ManualClock(now: t0)
+        let server = try await MockHTTPServer()
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        defer { Task { try? await client.shutdown(); await server.shutdown() } }
+        server.route("/sapi/v1/capital/config/getall") { request in
+            .json(#"{"code":-2015,"msg":"Invalid API-key \#(request.header("X-MBX-APIKEY") ?? ""), IP, or permissions for action."}"#, status: 401)
+        }
+        let settings = Self.settings(server)
+        let source = TransferStatusSource(
+            adapter: try #require(TransferStatusRegistry[.binance]), settings: try #require(settings.exchanges[.binance]),
+            fetcher: AsyncHTTPFetcher(client: client, clock: clock),
+            credentials: TransferCredentials(accessKey: Self.apiKey, secretKey: Self.secret), signer: TransferSigningTests.signer)
+        do {
+            _ = try await source.fetch(assets: ["BAT"])
+            Issue.record("a 401 was taken for an answer")
+        } catch {
+            #expect(error.source == "binance/transfers")
+            let shown = error.message + " " + (error.upstream ?? "")
+            #expect(!shown.lowercased().contains(Self.apiKey.lowercased()), "\(shown)")
+            #expect(error.upstream?.contains("<redacted>") == true, "\(error.upstream ?? "no upstream")")
+        }
+        #expect("\(TransferCredentials(accessKey: Self.apiKey, secretKey: Self.secret))".contains(Self.secret) == false)
+
+        // check-config: the secrets a key names that are not set, a key for a public exchange.
+        var withGateKey = settings
+        withGateKey.transfers?.keys[.gate] = TransferKeySettings(accessKeyEnv: "GATE_KEY", secretKeyEnv: "GATE_SECRET")
+        let warnings = SecretChecks.warnings(withGateKey, secrets: SecretResolver(environment: ["BINANCE_READ_KEY": Self.apiKey]))
+        #expect(warnings.contains { $0.hasPrefix("transfers.keys.binance.secret_key_env: secret BINANCE_READ_SECRET is not set") })
+        #expect(warnings.contains { $0.hasPrefix("transfers.keys.gate: gate publishes its transfer status publicly") })
+        #expect(!warnings.contains { $0.contains(Self.apiKey) })
+    }
 }

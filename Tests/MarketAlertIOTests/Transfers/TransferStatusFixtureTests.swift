@@ -32,7 +32,7 @@ import Testing
         struct Currency: Decodable {
             var deposit: Bool?
             var withdraw: Bool?
-            var networks: [String: Network]
+            var networks: [String: Network]?
         }
         struct Network: Decodable {
             var deposit: Bool?
@@ -59,17 +59,37 @@ import Testing
             #expect(status.withdraw == TransferState(enabled: expected.withdraw), "withdraw")
             #expect(status.deposit == TransferState(enabled: expected.deposit), "deposit")
             // Per network: as many as ccxt sees, each direction as ccxt reads it (Coinone has one, unnamed).
-            if !expected.networks.isEmpty {
-                #expect(status.networks.count == expected.networks.count)
-                let withdraws = expected.networks.values.map { TransferState(enabled: $0.withdraw) }.sorted { $0.rawValue < $1.rawValue }
+            if let networks = expected.networks, !networks.isEmpty {
+                #expect(status.networks.count == networks.count)
+                let withdraws = networks.values.map { TransferState(enabled: $0.withdraw) }.sorted { $0.rawValue < $1.rawValue }
                 #expect(status.networks.map(\.withdraw).sorted { $0.rawValue < $1.rawValue } == withdraws)
             }
         } else {
-            #expect(status.networks.count == expected.networks.count)
+            #expect(status.networks.count == expected.networks?.count)
             #expect(status.withdraw == .ok && status.deposit == .ok, "Coinbase's network is online")
         }
         #expect(report.statuses["NOTLISTED"]?.withdraw == .unknown)
         #expect(report.statuses["NOTLISTED"]?.deposit == .unknown)
+    }
+
+    /// Kraken's statuses have no network and ccxt reads only `active` from them; its codes are spelled ours.
+    @Test func krakenReadsEnabledAssetsByTheirAltname() throws {
+        let body = try Fixtures.data("kraken/public-Assets-ccxtsrc.json")
+        let oracle = try JSONDecoder().decode(Oracle.self, from: Fixtures.data("kraken/public-Assets-ccxtsrc.expected.json"))
+        #expect(oracle.currencies["BTC"] != nil && oracle.currencies["ETH"] != nil)
+        let report = try Self.decode(.kraken, body, assets: ["BTC", "ETH", "ATOM", "DOGE"])
+        for asset in ["BTC", "ETH", "ATOM"] {
+            #expect(report.statuses[asset]?.withdraw == .ok && report.statuses[asset]?.deposit == .ok, "\(asset)")
+            #expect(report.statuses[asset]?.networks.count == 1, "\(asset): the staked and margin variants are not counted")
+        }
+        #expect(report.statuses["DOGE"]?.withdraw == .unknown)
+        // The documented other statuses, on the recorded row's shape.
+        let text = String(decoding: body, as: UTF8.self)
+        let limited = text.replacingOccurrences(of: #""altname":"XBT","decimals":10,"display_decimals":5,"margin_rate":0.01,"status":"enabled""#,
+                                                with: #""altname":"XBT","decimals":10,"display_decimals":5,"margin_rate":0.01,"status":"deposit_only""#)
+        #expect(limited != text)
+        let btc = try Self.decode(.kraken, Data(limited.utf8), assets: ["BTC"]).statuses["BTC"]
+        #expect(btc?.withdraw == .suspended && btc?.deposit == .ok)
     }
 
     @Test func kucoinsCaspianIsSuspendedBothWays() throws {
@@ -95,7 +115,7 @@ import Testing
         #expect(TransferStatusRegistry[.upbit]?.access == .apiKey)
     }
 
-    @Test(arguments: [ExchangeID.gate, .htx, .kucoin, .bitget, .coinone, .coinbase, .binance, .upbit])
+    @Test(arguments: [ExchangeID.gate, .htx, .kucoin, .bitget, .coinone, .coinbase, .binance, .upbit, .kraken])
     func badBodiesAreErrorsNamingTheSource(_ exchange: ExchangeID) throws {
         for body in ["<html>down</html>", "{", "[]", "{\"code\":\"500\",\"msg\":\"busy\"}", "null"] {
             #expect(throws: SourceError.self, "\(exchange): \(body)") { try Self.decode(exchange, Data(body.utf8), assets: ["BTC"]) }
