@@ -43,8 +43,8 @@ extension PremiumRule {
     static func read(_ t: ConfigTable) -> PremiumRule? {
         let name = t.required("name", t.string)
         if let name, name.isEmpty || name.contains("/") { t.error("name", "must be non-empty and contain no \"/\"") }
-        let assets = t.required("assets", t.stringList)?.map { $0.uppercased() }
-        if assets?.isEmpty == true { t.error("assets", "must list at least one asset") }
+        var selection = AssetSelection()
+        let assets = AssetSelection.read(t, selection: &selection)
         let exchangeNodes = t.required("exchanges", t.list)
         var exchanges: [ExchangeID] = []
         for item in exchangeNodes ?? [] {
@@ -117,6 +117,8 @@ extension PremiumRule {
         if let transfers { rule.transfers = transfers }
         rule.transfersGiven = transfers
         if let krwVia { rule.krwVia = krwVia }
+        rule.selection = selection
+        selection.check(exchanges: exchanges, t)
         return rule
     }
 }

@@ -177,6 +177,10 @@ package struct PremiumRule: Sendable, Equatable {
     package var transfersGiven: TransferMode?
     /// v3 `krw_via`: the KRW conversion the rule alerts on.
     package var krwVia: KRWVia = .usdFx
+    /// v3 `assets: all`, `min_exchanges`, `exclude_assets`, `min_volume_24h` (`Universe/AssetSelection.swift`).
+    package var selection = AssetSelection()
+    /// v3: markets left out for `min_volume_24h`, resolved with `assets` from the market lists (`WatchedAssets`).
+    package var ignoredMarkets: Set<ExchangeMarket> = []
 
     package init(
         name: String, assets: [String], exchanges: [ExchangeID], quotes: [String], basis: PremiumBasis = .last,

@@ -47,6 +47,7 @@ extension AlertEngine {
         if old.ipo != new.ipo {
             ipo.reload(new.ipo)
         }
+        resolveUnwatched(old: old, new: new, now: now, into: &out)
         out.publication.deletedKeys += premium.retain(settings: new.premium)
         reloadHistory(old: old, now: now, into: &out)
         out.publication.deletedKeys += fx.retainMoveAlerts(new.fx.alerts)

@@ -38,6 +38,9 @@ package struct PremiumPlan: Sendable {
     /// The market behind every (entry, exchange, currency) position, and its slot in the book (-1: never seen).
     private var markets: [(exchange: ExchangeID, pair: MarketPair)] = []
     private(set) var slots: [Int] = []
+    /// v3 `min_volume_24h`: positions whose market the rule ignores (their slot stays -1); empty when no rule
+    /// ignores a market.
+    private var ignored: Set<Int> = []
     /// The book layout `slots` were looked up in.
     private var layout: QuoteBookLayout?
 
@@ -65,7 +68,13 @@ package struct PremiumPlan: Sendable {
                 entriesByAsset[asset, default: []].append(entries.count)
                 entries.append(Entry(asset: asset, rule: self.rules.count, key: keyIndex, marketBase: markets.count))
                 for exchange in rule.exchanges {
-                    for currency in rule.quotes { markets.append((exchange, MarketPair(base: asset, quote: currency))) }
+                    for currency in rule.quotes {
+                        let pair = MarketPair(base: asset, quote: currency)
+                        if !rule.ignoredMarkets.isEmpty, rule.ignoredMarkets.contains(ExchangeMarket(exchange, pair)) {
+                            ignored.insert(markets.count)
+                        }
+                        markets.append((exchange, pair))
+                    }
                 }
             }
             self.rules.append(CompiledRule(
@@ -81,7 +90,7 @@ package struct PremiumPlan: Sendable {
     mutating func resolve(in book: QuoteBook) {
         guard layout !== book.layout else { return }
         for position in markets.indices {
-            slots[position] = book.slot(markets[position].exchange, markets[position].pair) ?? -1
+            slots[position] = ignored.contains(position) ? -1 : book.slot(markets[position].exchange, markets[position].pair) ?? -1
         }
         layout = book.layout
     }

@@ -1,4 +1,5 @@
 import MarketAlertCore
+import MarketAlertExchanges
 
 /// How the producers are made from settings; the daemon wires the real ones (`ProducerSinkFactory`), tests pass
 /// their own sources.
@@ -15,6 +16,8 @@ package struct ProducerFactory: Sendable {
     package var listingPoller: @Sendable (ExchangeSettings, ListingSettings) -> ListingPoller? = { _, _ in nil }
     /// v3: the deposit/withdrawal status poller (nil: `transfers:` is absent).
     package var transferPoller: @Sendable (Settings) -> TransferPoller? = { _ in nil }
+    /// v3 `assets: all` / `min_volume_24h`: one exchange's market list with 24 h volumes (nil: cannot be read).
+    package var universeSource: @Sendable (ExchangeSettings) -> (any MarketUniverseSource)? = { _ in nil }
 
     package init(
         quoteSource: @escaping @Sendable (ExchangeSettings) -> (any QuoteSource)?,

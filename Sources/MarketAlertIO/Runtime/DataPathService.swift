@@ -22,6 +22,9 @@ package final class DataPathService: Service, Sendable {
     private let writeReports: SinkWriteReports?
     /// Where a reload that changes `history.resolution` rebuilds the context rings from (nil: no store).
     private let history: (any HistoryStore)?
+    /// v3 `assets: all` / `min_volume_24h`: the market lists behind the rules' assets (`AssetUniverseRefresher`);
+    /// idle for a configuration without such a rule.
+    package let universe: AssetUniverseRefresher
 
     /// Restores the engine's states from `store` and builds the parts. `startupEvents` (a damaged state
     /// store's alert) are published first. `executor`: the task executor the engine loop and the producers
@@ -66,6 +69,14 @@ package final class DataPathService: Service, Sendable {
         self.executor = executor
         self.lifecycle = lifecycle
         self.logger = logger
+        let loop = loop
+        let producers = producers
+        universe = AssetUniverseRefresher(
+            settings: settings, sources: factory.universeSource, clock: clock, logger: logger,
+            converter: { await loop.snapshot { $0.volumeConverter } },
+            apply: { resolved in
+                await Self.apply(resolved, loop: loop, producers: producers, inbox: inbox, history: history, clock: clock, logger: logger)
+            })
     }
 
     package func run() async throws {
@@ -73,7 +84,13 @@ package final class DataPathService: Service, Sendable {
         let loop = loop
         let producers = producers
         let inbox = inbox
-        await producers.apply(initial)
+        if initial.needsAssetUniverse {
+            let resolved = await universe.resolved(initial)
+            await producers.apply(resolved)
+            await universe.start(applied: resolved)
+        } else {
+            await producers.apply(initial)
+        }
         lifecycle.ready()
         let publisher = publisher
         let reports = writeReports
@@ -87,6 +104,7 @@ package final class DataPathService: Service, Sendable {
                 // publish everything they delivered, and finish the inbox.
                 try? await gracefulShutdown()
                 lifecycle.stopping()
+                await universe.stop()
                 await producers.stopAll()
                 inbox.finish()
                 await group.waitForAll()
@@ -98,8 +116,22 @@ package final class DataPathService: Service, Sendable {
     }
 
     /// Applies a validated reload: changed producers stop, the engine learns the settings, new ones start.
+    /// With `assets: all` or `min_volume_24h` (now or before) the rules' assets are resolved from the market
+    /// lists first (`AssetUniverseRefresher`).
     package func apply(_ settings: Settings) async {
-        let inbox = inbox
+        let refreshing = await universe.isRunning
+        if settings.needsAssetUniverse || refreshing {
+            await universe.reload(settings)
+            if settings.needsAssetUniverse { await universe.start(applied: settings) }
+            return
+        }
+        await Self.apply(settings, loop: loop, producers: producers, inbox: inbox, history: history, clock: clock, logger: logger)
+    }
+
+    private static func apply(
+        _ settings: Settings, loop: EngineLoop, producers: ProducerSupervisor, inbox: EngineInbox, history: (any HistoryStore)?,
+        clock: any DaemonClock, logger: Logger
+    ) async {
         let resolution = await loop.snapshot { $0.settings.history?.resolution }
         await producers.apply(settings) { inbox.send(.settings(settings)) }
         // A new resolution restarts the context rings in the engine: the stored samples fill them again.
@@ -115,9 +147,12 @@ package final class DataPathService: Service, Sendable {
 
     /// `marketalertd once`: every producer once, the engine drains, then returns (call `loop.snapshot`).
     package func runOnce(_ settings: Settings) async {
+        let resolved = settings.needsAssetUniverse ? await universe.readOnce(settings) : settings
         let loop = loop
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await loop.run() }
+            if resolved != settings { inbox.send(.settings(resolved)) }
+            let settings = resolved
             await producers.runOnce(settings)
             inbox.finish()
             await group.waitForAll()

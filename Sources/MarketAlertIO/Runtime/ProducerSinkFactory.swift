@@ -73,6 +73,7 @@ package struct ProducerSinkFactory: Sendable {
         factory.transferPoller = { settings in
             TransferPoller.make(settings, fetcher: fetcher, secrets: wiring.secrets, clock: wiring.clock, logger: wiring.logger)
         }
+        factory.universeSource = { MarketUniverseSources.make($0, fetcher: fetcher) }
         return factory
     }
 
