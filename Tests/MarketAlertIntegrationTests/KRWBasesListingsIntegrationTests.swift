@@ -214,6 +214,9 @@ struct KRWBasesListingsIntegrationTests {
         #expect(listings.map { "\($0["market"] as? String ?? "") \($0["status"] as? String ?? "")" } == ["KRW-NEW delisted", "KRW-NEW listed"])
         #expect(daemon.events.filter { $0.kind == .listing }.map(\.status) == ["listed", "delisted"])
         #expect(!daemon.events.contains { $0.key.hasPrefix("listing/binance/") }, "LUNAUSDT is in BREAK: never listed")
+        let asked = try #require(apis.server.requests(to: "/api/v3/exchangeInfo").first)
+        let query = asked.query ?? ""
+        #expect(query.contains("symbolStatus=TRADING") && query.contains("showPermissionSets=false"), "\(query)")
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
 

@@ -2,16 +2,19 @@ import Foundation
 import MarketAlertCore
 import MarketAlertKit
 
-/// Binance's market list: `GET /api/v3/exchangeInfo` (request weight 20), `symbols[]` with `symbol`, `status`,
-/// `baseAsset`, `quoteAsset`. Only `TRADING` symbols count as listed (`BREAK` is a halted or delisted one).
+/// Binance's market list: `GET /api/v3/exchangeInfo?symbolStatus=TRADING&showPermissionSets=false` (request
+/// weight 20), `symbols[]` with `symbol`, `status`, `baseAsset`, `quoteAsset`. Only `TRADING` symbols count as
+/// listed (`BREAK` is a halted or delisted one); both parameters are documented (Binance spot REST API,
+/// general endpoints) and keep the body small: the whole list with permission sets runs to megabytes.
 package struct BinanceMarketList: MarketListSource {
     package let client: ExchangeClient
     package var exchange: ExchangeID { client.exchange }
 
     static let path = "/api/v3/exchangeInfo"
+    static let query = [("symbolStatus", "TRADING"), ("showPermissionSets", "false")]
 
     package func fetchMarkets() async throws(SourceError) -> [ListedMarket] {
-        let body = try await client.get(Self.path) { _, body in BinanceTickerSource.apiError(in: body) }
+        let body = try await client.get(Self.path, query: Self.query) { _, body in BinanceTickerSource.apiError(in: body) }
         return try Self.decode(body.body, exchange: exchange)
     }
 
