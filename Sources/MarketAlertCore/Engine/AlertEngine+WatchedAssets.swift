@@ -6,18 +6,18 @@ import Foundation
 /// resolves quietly here: one resolved notification saying it is no longer watched, then its state goes.
 extension AlertEngine {
     mutating func resolveUnwatched(old: Settings, new: Settings, now: Date, into out: inout EngineOutput) {
-        var kept: [String: PremiumRule] = [:]
-        for rule in new.premium.rules where rule.selection.all { kept[rule.name] = rule }
+        var kept: [String: (rule: PremiumRule, assets: Set<String>)] = [:]
+        // An empty list is a rule not resolved yet (nothing read): its states wait (`PremiumEvaluator.retain`).
+        for rule in new.premium.rules where rule.selection.all && !rule.assets.isEmpty { kept[rule.name] = (rule, Set(rule.assets)) }
         guard !kept.isEmpty else { return }
-        for rule in old.premium.rules where rule.selection.all {
-            guard let current = kept[rule.name] else { continue }
-            let stays = Set(current.assets)
-            for asset in rule.assets where !stays.contains(asset) {
-                let key = PremiumEvents.key(rule: rule.name, asset: asset)
-                guard premium.state(forKey: key)?.isFiring == true else { continue }
-                out.publication.events.append(unwatchedEvent(rule: current, asset: asset, key: key, now: now))
-                out.log(.info, "\(asset) left the assets of rule \(rule.name); its firing premium is resolved", subject: key)
-            }
+        // Every firing key of such a rule, restored ones included (a restart, then a list without the asset).
+        for key in premium.firingKeys().sorted() {
+            let parts = key.split(separator: "/", maxSplits: 2)
+            guard parts.count == 3, parts[0] == "premium", let entry = kept[String(parts[1])] else { continue }
+            let asset = String(parts[2])
+            guard !entry.assets.contains(asset) else { continue }
+            out.publication.events.append(unwatchedEvent(rule: entry.rule, asset: asset, key: key, now: now))
+            out.log(.info, "\(asset) left the assets of rule \(entry.rule.name); its firing premium is resolved", subject: key)
         }
     }
 

@@ -201,9 +201,15 @@ package struct PremiumEvaluator: Sendable {
     /// Forgets keys of rules or assets that are no longer configured (after a reload).
     package mutating func retain(settings: PremiumSettings) -> [String] {
         prepare(settings.rules)
-        let gone = Array(detachedStates.keys)
-        detachedStates = [:]
-        detachedLatest = [:]
+        // v3: an `assets: all` rule not resolved yet (at start, before the market lists are read) keeps its
+        // restored states until its assets are known.
+        let unresolved = Set(settings.rules.filter { $0.selection.all && $0.assets.isEmpty }.map { "premium/\($0.name)/" })
+        let gone = detachedStates.keys.filter { key in !unresolved.contains { key.hasPrefix($0) } }
+        for key in gone {
+            detachedStates[key] = nil
+            detachedLatest[key] = nil
+        }
+        if unresolved.isEmpty { detachedLatest = [:] }
         for key in implausible.keys where plan.index[key] == nil { implausible[key] = nil }
         deadlineCache = nil
         refreshDeadline(settings: settings)

@@ -57,6 +57,33 @@ import Testing
         #expect(later.first?.status == AlertEvent.Status.firing)
     }
 
+    /// A restart: the rule's assets are unknown until the lists are read, so the restored states wait; then a
+    /// firing asset still listed keeps firing (no second notification) and one no longer listed resolves quietly.
+    @Test func restoredStatesWaitForTheFirstListAndThenStayOrResolveQuietly() throws {
+        var firing = LeveledAlertStateMachine()
+        _ = firing.observe(1.0, now: t0 - 600, policy: LeveledAlertPolicy(Kit.rule("all", exchanges: exchanges)))
+        #expect(firing.isFiring)
+        var restored = AlertEngine.Restored()
+        restored.premium = ["premium/all/ETH": firing, "premium/all/DOGE": firing]
+        var engine = Kit.engine(settings(assets: []), restored: restored)
+        #expect(engine.premium.state(forKey: "premium/all/ETH")?.isFiring == true)
+
+        let first = engine.handle(.settings(settings(assets: ["BTC", "ETH"])), now: t0)
+        let events = Kit.events(first)
+        #expect(events.map(\.key) == ["premium/all/DOGE"])
+        #expect(events.first?.status == AlertEvent.Status.resolved)
+        #expect(events.first?.summary == "DOGE premium (all) resolved: no longer watched (it left the rule's assets: all list)")
+        #expect(published(first)?.deletedKeys == ["premium/all/DOGE"])
+        #expect(engine.premium.state(forKey: "premium/all/ETH")?.isFiring == true)
+
+        // Still firing at 1%: no new notification once every exchange answered.
+        var later: [AlertEvent] = []
+        for exchange in exchanges {
+            later += Kit.events(engine.handle(quotes(exchange, [("BTC", "60000"), ("ETH", exchange == .okx ? "3030" : "3000")], at: t0 + 1), now: t0 + 1))
+        }
+        #expect(later.isEmpty)
+    }
+
     /// A fixed list losing an asset on reload is unchanged from version 2: the state goes without a notification.
     @Test func aFixedListLosingAFiringAssetStaysSilentAsBefore() {
         var engine = Kit.engine(Kit.settings(rules: [Kit.rule("fixed", exchanges: [.binance, .bybit], assets: ["BTC", "ETH"])]))
