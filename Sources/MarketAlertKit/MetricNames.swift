@@ -14,6 +14,9 @@ package enum MetricNames {
     package static let notificationsSilenced = "marketalertd_notifications_silenced_total"
     package static let webhookPending = "marketalertd_webhook_pending"
     package static let webhookOldestPending = "marketalertd_webhook_oldest_pending_seconds"
+    /// Notifications a durable sink (webhook, ntfy, email) gave up on (`webhook`, `reason`: `permanent` — a
+    /// 4xx answer or a 5xx SMTP reply — | `max_age`). Counted through swift-metrics: no help text.
+    package static let webhookDropped = "marketalertd_webhook_dropped_total"
     package static let fxRateAge = "marketalertd_fx_rate_age_seconds"
     package static let tickToNotification = "marketalertd_tick_to_notification_seconds"
     package static let haLeader = "marketalertd_ha_leader"

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import MarketAlertCore
@@ -119,6 +120,8 @@ package struct WebhookDeliveryLoop: Sendable {
             let reason = target.redact(reason)
             let removed = await remove(row, logger: logger, context: "dropped")
             logger.error("webhook notification dropped: \(reason)")
+            let cause = if case .permanent = result { "permanent" } else { "max_age" }
+            CoreMetrics.Counter(label: MetricNames.webhookDropped, dimensions: [("webhook", target.name), ("reason", cause)]).increment()
             report(.dropped(webhook: target.name, eventID: row.eventID, attempts: attempts, reason: reason))
             return removed
         }

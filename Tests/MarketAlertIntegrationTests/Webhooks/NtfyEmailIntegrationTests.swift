@@ -82,6 +82,39 @@ struct NtfyEmailIntegrationTests {
         #expect(!output.contains(Self.token))
     }
 
+    @Test func aPermanentSMTPRefusalIsDroppedAndCounted() async throws {
+        let smtp = try await SMTPTestServer.start(replies: [554])
+        defer { smtp.stop() }
+        let apis = try await MockMarketAPIs()
+        let harness = try DaemonHarness(apis: apis)
+        defer { harness.cleanUp() }
+        apis.set("binance", "BTC", "100000.00")
+        apis.set("bybit", "BTC", "100000.00")
+        apis.set("upbit", "BTC", "140000000")
+        let email = """
+            []
+              email:
+                - { name: mail, smtp_url: "smtp://127.0.0.1:\(smtp.port)", from: "a@example.org", to: ["me@example.org"], kinds: [premium] }
+            """
+        try harness.writeConfig(harness.standardConfig(webhooks: email, extra: "http:\n  listen: \"127.0.0.1:0\"\n"))
+        let daemon = try harness.start()
+        defer { daemon.terminate() }
+        try await daemon.waitUntilRunning()
+        let api = try await DaemonAPI.connect(to: daemon)
+        apis.set("bybit", "BTC", "100060.00")
+        try await daemon.waitForEvent("notice") { $0.key == "premium/global/BTC" && $0.severity == .notice }
+        try await smtp.waitFor("the refusal") { $0.event == "refused" && $0.code == 554 }
+        try await daemon.waitUntil("the drop counted in /metrics", timeout: .seconds(5)) {
+            try await api.metrics().value("marketalertd_webhook_dropped_total", ["webhook": "mail", "reason": "permanent"]) == 1
+        }
+        try await daemon.waitForLine("the drop logged", stderr: true) { $0.contains("dropped") && $0.contains("554") }
+        #expect(try await IndependentChecks.queuedWebhookEventIDs(stateDirectory: harness.stateDirectory, webhook: "mail") == [])
+        #expect(smtp.events().filter { $0.event == "data" }.count == 1, "a permanent refusal is not retried")
+        #expect(smtp.accepted.isEmpty)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(6)) == 0)
+    }
+
     @Test func anEmailRefusedBeforeAKill9IsSentOnceAfterTheRestart() async throws {
         let smtp = try await SMTPTestServer.start(tls: .startTLS, auth: ("alice", Self.password))
         defer { smtp.stop() }
