@@ -174,6 +174,9 @@ struct KRWBasesListingsIntegrationTests {
         let onBithumb: Double = (153_608_000.0 / 1460 / 100_000 - 1) * 100
         let rowUSDT: Double = rowBases["usdt_pct"] as? Double ?? 0
         #expect(abs(rowUSDT - onBithumb) < 1e-5)
+        let page = try await api.request(.GET, "/").text
+        #expect(page.contains("(usd_fx ") && page.contains(" · usdt "), "the premium rows show both bases")
+        #expect(page.contains("USDT/KRW (tether premium +"), "the FX table shows USDT/KRW with its premium")
         let metrics = try await api.request(.GET, "/metrics").text
         #expect(metrics.contains("marketalertd_usdt_krw_premium_pct{provider=\"bithumb\"}"), "\(metrics)")
         #expect(try await SchemaValidator.validateAlertEvents(daemon.stdoutLines) == [])
@@ -213,6 +216,8 @@ struct KRWBasesListingsIntegrationTests {
         let listings = try await api.request(.GET, "/api/v1/listings").json["listings"] as? [[String: Any]] ?? []
         #expect(listings.map { "\($0["market"] as? String ?? "") \($0["status"] as? String ?? "")" } == ["KRW-NEW delisted", "KRW-NEW listed"])
         #expect(daemon.events.filter { $0.kind == .listing }.map(\.status) == ["listed", "delisted"])
+        let page = try await api.request(.GET, "/").text
+        #expect(page.contains(#"data-listing="listing/upbit/KRW-NEW" data-status="delisted""#), "the status page lists the week's listings")
         #expect(!daemon.events.contains { $0.key.hasPrefix("listing/binance/") }, "LUNAUSDT is in BREAK: never listed")
         let asked = try #require(apis.server.requests(to: "/api/v3/exchangeInfo").first)
         let query = asked.query ?? ""
