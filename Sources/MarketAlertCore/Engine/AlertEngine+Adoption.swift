@@ -22,6 +22,7 @@ extension AlertEngine {
         listings.adopt(restored.listings)
         ipo.adopt(restored.ipo)
         transfers.adopt(restored.transfers)
+        premium.setTransferBlocks(transfers.blocks)  // the evaluator was made anew above; what is suspended stays
         transfers.evaluate(context: context(now), into: &out)
         out.log(.notice, "took over: \(restored.premium.count + restored.fx.count + restored.ipo.count + restored.sources.count) alert state(s) adopted from the store; evaluating now")
         reevaluateEverything(now: now, into: &out)

@@ -129,4 +129,30 @@ import Testing
         #expect(v2.first?.premium?.transfer == nil)
         #expect(v2.first.map { !$0.summary.contains("withdraw") } == true)
     }
+
+    @Test func requireStillLeavesThePairOutAfterATakeover() {
+        var standby = Kit.engine(Self.settings(.require))
+        _ = standby.handle(Self.suspend(.binance, withdraw: true, at: t0), now: t0)
+        #expect(feedLast(&standby, at: t0).isEmpty)
+        // The standby takes over (nothing stored): the quotes and the suspension it saw still hold.
+        let t1 = t0.addingTimeInterval(1)
+        let adopted = Kit.events(standby.adopt(AlertEngine.Restored(), now: t1)).filter { $0.kind == .premium }
+        #expect(adopted.isEmpty, "\(adopted.map(\.summary))")
+        #expect(standby.premiumTable().first?.observation?.low.quote.exchange == .okx)
+    }
+
+    @Test func aReloadThatDropsTheRuleForgetsItsTransferAlerts() {
+        var engine = Kit.engine(Self.settings(.require))
+        _ = engine.handle(Self.suspend(.binance, withdraw: true, at: t0), now: t0)
+        var settings = Self.settings(.require)
+        settings.premium.rules[0].transfers = .ignore
+        let actions = engine.handle(.settings(settings), now: t0.addingTimeInterval(1))
+        let deleted = actions.flatMap { action -> [String] in
+            if case .publish(let publication) = action { return publication.deletedKeys }
+            return []
+        }
+        #expect(deleted.contains("transfer/binance/BTC"))
+        #expect(!Kit.events(actions).contains { $0.kind == .transfer }, "a rule taken away resolves nothing")
+        #expect(engine.transferTable().isEmpty)
+    }
 }
