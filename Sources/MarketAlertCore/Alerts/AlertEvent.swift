@@ -27,6 +27,9 @@ package struct AlertEvent: Sendable, Equatable, Codable {
     package var transfer: AssetTransferStatus?
     /// v3: a market listed on or delisted from an exchange (kind `listing`).
     package var listing: ListingDetail?
+    /// v3: the keys of the firing notifications that inhibit this one (routed sinks did not get it; stdout and
+    /// the journal say so here). Absent when not inhibited.
+    package var inhibitedBy: [String]?
 
     package init(
         id: String, key: String, kind: AlertKind, status: String, severity: Severity, at: Date, summary: String,
@@ -45,6 +48,13 @@ package struct AlertEvent: Sendable, Equatable, Codable {
         self.fx = fx
         self.source = source
         self.digest = digest
+    }
+
+    /// Every stored property must be listed here (snake_case where the schema says so), or it is silently
+    /// left out of the JSON.
+    enum CodingKeys: String, CodingKey {
+        case version, id, key, kind, status, severity, at, summary, premium, ipo, fx, source, digest, transfer, listing
+        case inhibitedBy = "inhibited_by"
     }
 
     package enum Status {
