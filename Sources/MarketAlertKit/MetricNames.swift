@@ -22,11 +22,21 @@ package enum MetricNames {
     package static let haLeader = "marketalertd_ha_leader"
     /// v3: order books thrown away and rebuilt from a fresh snapshot (`exchange`, `reason`).
     package static let bookResyncs = "marketalertd_book_resyncs_total"
+    /// v3: levels held per book and side, at most the exchange's `depth_levels` (`exchange`, `market`, `side`:
+    /// `bid` | `ask`), and the executable premium of a `basis: depth` rule at its notional (`rule`, `asset`).
+    package static let bookLevels = "marketalertd_book_levels"
+    package static let executablePct = "marketalertd_executable_pct"
+    /// v3: notifications a route sent to a sink (`sink`, `kind`) and those it did not send (`kind`, `reason`:
+    /// `time_interval` | `inhibited`).
+    package static let notificationsRouted = "marketalertd_notifications_routed_total"
+    package static let notificationsMuted = "marketalertd_notifications_muted_total"
+    /// v3: the tether premium, USDT/KRW against the official USD/KRW (`provider`: the exchange USDT/KRW is from).
+    package static let usdtKrwPremiumPct = "marketalertd_usdt_krw_premium_pct"
+    /// v3: assets a rule evaluates (`rule`; changes with `assets: all`).
+    package static let watchedAssets = "marketalertd_watched_assets"
     /// v3: 1 while an asset can move in a direction on an exchange, 0 while suspended, absent while unknown
     /// (`exchange`, `asset`, `direction`: `withdraw` | `deposit`).
     package static let transferOK = "marketalertd_transfer_ok"
-    /// v3: the tether premium, USDT/KRW against the official USD/KRW (`provider`: the exchange USDT/KRW is from).
-    package static let usdtKrwPremiumPct = "marketalertd_usdt_krw_premium_pct"
 
     package static let help: [String: String] = [
         sourceUp: "1 while the source's last fetch or stream message succeeded, else 0.",
@@ -42,8 +52,13 @@ package enum MetricNames {
         fxRateAge: "Age of the FX rate in use.",
         tickToNotification: "From the input's arrival at the engine to the notification handed to the sinks.",
         haLeader: "1 on the HA group's leader, 0 on a standby (only with ha:).",
+        bookLevels: "Levels held per order book and side, at most depth_levels (books of basis depth rules only).",
+        executablePct: "The rule's executable premium at its notional, in percent (basis depth; absent while no pair of books fills it).",
         transferOK: "1 while the asset can be withdrawn or deposited on the exchange, 0 while suspended (absent while unknown).",
+        notificationsRouted: "Notifications a route sent to a sink (only with routes:).",
+        notificationsMuted: "Notifications a route did not send: a time interval muted them, or an inhibit rule.",
         usdtKrwPremiumPct: "The tether premium: USDT/KRW against the official USD/KRW, in percent (absent while either is unknown).",
+        watchedAssets: "Assets a premium rule evaluates now (changes with assets: all).",
     ]
 
     /// REST request durations: 5 ms to 30 s (exchange APIs answer in tens of ms; TWSE and timeouts take seconds).

@@ -22,6 +22,7 @@ extension Settings {
             settings.validateCrossReferences(table)
             settings.validateHistory(table)
             settings.validateKRWBases(table)
+            settings.validateRouting(table)
             settings.resolveTakerFees()
         }
         if diagnostics.hasErrors { throw ConfigError(issues: diagnostics.issues) }
@@ -51,6 +52,7 @@ extension Settings {
         readTransfers(root, catalog: catalog)
         if let table = root.table("ha") { ha = HASettings.read(table); table.finish() }
         readListings(root)
+        routing.read(root)
     }
 
     private mutating func readExchanges(_ table: ConfigTable, catalog: ExchangeCatalog) {

@@ -23,6 +23,8 @@ package struct Settings: Sendable, Equatable {
     package var transfers: TransferSettings?
     /// v3 `listings:` (nil: market lists are not watched).
     package var listings: ListingSettings?
+    /// v3 `routes:`, `time_intervals:` and `inhibit:` (empty: every durable sink takes the kinds it lists).
+    package var routing = RoutingSettings()
 
     package init() {}
 

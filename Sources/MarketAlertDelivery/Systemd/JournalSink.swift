@@ -20,7 +20,8 @@ import MarketAlertStorage
 ///   `MARKETALERT_IPO_PREVIOUS_STATE`, `MARKETALERT_IPO_SUBSCRIPTION_START`, `MARKETALERT_IPO_SUBSCRIPTION_END`
 ///   (present only when known);
 /// - fx: `MARKETALERT_FX_PAIR`, `MARKETALERT_FX_RATE`, `MARKETALERT_FX_PROVIDER`, `MARKETALERT_FX_CHANGE_PCT`;
-/// - source: `MARKETALERT_SOURCE`, `MARKETALERT_SOURCE_ERROR`, `MARKETALERT_SOURCE_CONSECUTIVE_FAILURES`.
+/// - source: `MARKETALERT_SOURCE`, `MARKETALERT_SOURCE_ERROR`, `MARKETALERT_SOURCE_CONSECUTIVE_FAILURES`;
+/// - v3, an inhibited notification: `MARKETALERT_INHIBITED_BY` (the inhibitors' keys, comma-separated).
 ///
 /// Numbers are the JSON's numbers, plain (no grouping, no exponent): prices and rates exactly as published
 /// (`139500000`, `95123.45`), percentages to at most 6 decimals (`3.896104`), see `NumberText`.
@@ -91,8 +92,8 @@ package struct JournalSink: AlertSink {
     /// - fx      `6a425361a92245018b5bab90882b06b5`
     /// - source  `ecfaf15ac424413cb911e658820f3ed2`
     /// - digest  `3f0c2d9a8e6b4b17a4c5d2e19b7f6a30`
-    /// - transfer `0d6f3b1c8a2e4e5f9b7c1a3d5e7f9b21`
     /// - listing `a5647135aa8948cebefa5a9f1c7e6750`
+    /// - transfer `0d6f3b1c8a2e4e5f9b7c1a3d5e7f9b21`
     package static func messageID(for kind: AlertKind) -> String {
         switch kind {
         case .premium: "542effa5e0004aba93927cd2fcdedcd7"
@@ -100,8 +101,8 @@ package struct JournalSink: AlertSink {
         case .fx: "6a425361a92245018b5bab90882b06b5"
         case .source: "ecfaf15ac424413cb911e658820f3ed2"
         case .digest: "3f0c2d9a8e6b4b17a4c5d2e19b7f6a30"
-        case .transfer: "0d6f3b1c8a2e4e5f9b7c1a3d5e7f9b21"
         case .listing: "a5647135aa8948cebefa5a9f1c7e6750"
+        case .transfer: "0d6f3b1c8a2e4e5f9b7c1a3d5e7f9b21"
         }
     }
 
@@ -134,6 +135,8 @@ package struct JournalSink: AlertSink {
         if let source = event.source { fields += sourceFields(source) }
         if let context = event.premium?.context { fields.append(("MARKETALERT_CONTEXT_PERCENTILE", number(context.percentile))) }
         if let digest = event.digest { fields.append(("MARKETALERT_DIGEST_DAY", digest.day)) }
+        // v3: inhibited (routed sinks did not get it): the inhibitors' keys, comma-separated.
+        if let keys = event.inhibitedBy { fields.append(("MARKETALERT_INHIBITED_BY", keys.joined(separator: ","))) }
         if let json = try? event.jsonLine() { fields.append(("MARKETALERT_EVENT_JSON", json)) }
         return fields
     }
