@@ -179,6 +179,8 @@ package struct IPODetail: Sendable, Equatable, Codable {
     package var price: Decimal?
     package var shares: Int?
     package var timeZone: String?
+    /// v3, with `ipo.value` enabled: what a winning application is worth.
+    package var value: IPOValue?
 
     package init(
         source: String, code: String, name: String, market: String?, state: SubscriptionState,
@@ -204,6 +206,7 @@ package struct IPODetail: Sendable, Equatable, Codable {
         case source, code, name, market, state, previousState = "previous_state"
         case subscriptionStart = "subscription_start", subscriptionEnd = "subscription_end"
         case lotteryDate = "lottery_date", listingDate = "listing_date", price, shares, timeZone = "time_zone"
+        case value
     }
 
     /// The schema requires these keys to be present (as null when unknown), so encode nil explicitly.
@@ -222,6 +225,7 @@ package struct IPODetail: Sendable, Equatable, Codable {
         try c.encode(price, forKey: .price)
         try c.encode(shares, forKey: .shares)
         try c.encodeIfPresent(timeZone, forKey: .timeZone)
+        try c.encodeIfPresent(value, forKey: .value)
     }
 }
 

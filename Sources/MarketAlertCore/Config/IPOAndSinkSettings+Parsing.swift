@@ -22,6 +22,11 @@ extension IPOSettings {
         }
         if let values = t.oneOfList("notify", as: IPONotification.self) { notify = Set(values) }
         if let patterns = t.stringList("exclude_name_patterns") { excludeNamePatterns = patterns.filter { !$0.isEmpty } }
+        if let table = t.table("value") {
+            var settings = IPOValueSettings()
+            settings.read(table)
+            value = settings.enabled ? settings : nil
+        }
     }
 }
 

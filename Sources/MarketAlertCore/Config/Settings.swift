@@ -218,6 +218,8 @@ package struct PremiumSettings: Sendable, Equatable {
 /// Subscription transitions a user can ask to be told about.
 package enum IPONotification: String, Sendable, CaseIterable, Codable, Hashable {
     case announced, opens, last_day, closed, lottery_day
+    /// v3: the lottery result was published (`中籤率` in `ipo.value`).
+    case drawn
 }
 
 package struct IPOSourceSettings: Sendable, Equatable {
@@ -237,6 +239,8 @@ package struct IPOSettings: Sendable, Equatable {
     package var sources: [IPOSourceSettings] = []
     package var notify: Set<IPONotification> = [.opens, .last_day]
     package var excludeNamePatterns: [String] = []
+    /// v3 `ipo.value`: nil without the section (no market price is fetched, notifications as in v2).
+    package var value: IPOValueSettings?
 
     package init() {}
 }

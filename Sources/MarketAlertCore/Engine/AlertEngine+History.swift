@@ -26,11 +26,13 @@ extension AlertEngine {
     /// Publishes the closed slots, prunes hourly, and sends the digest when due.
     mutating func advanceHistory(now: Date, into out: inout EngineOutput) {
         history.advance(rings: &premium.history, offerings: ipo.offerings, context: context(now), into: &out)
+        ipo.valueDigests(&out.publication.events)
     }
 
     /// The digest missed while the daemon was down (decided at start or takeover).
     mutating func sendLateDigest(now: Date, into out: inout EngineOutput) {
         history.sendLateDigest(offerings: ipo.offerings, context: context(now), into: &out)
+        ipo.valueDigests(&out.publication.events)
     }
 
     /// A premium notification with its history context, counted in its slot.

@@ -20,6 +20,9 @@ extension AlertEngine {
         let fxNeeded = needsFX(settings) || !settings.fx.alerts.isEmpty
         if fxNeeded { names += settings.fx.providers.map { ($0.kind.rawValue, .fx) } }
         names += settings.ipo.sources.map { ($0.name, .ipo) }
+        if settings.ipo.value != nil, !settings.ipo.sources.isEmpty {
+            names += MarketPriceSource.allCases.map { ($0.sourceName, .ipo) }
+        }
         let awaiting = gate.awaiting
         return names.map { name, kind in
             let state = health[name]

@@ -102,6 +102,8 @@ package struct AlertEngine: Sendable {
             receiveFX(fxBook, failover: failover, now: now, into: &out)
         case .ipoOfferings(let source, let offerings):
             ipo.receive(offerings, from: source, context: context(now), into: &out)
+        case .ipoMarketPrices(let report):
+            ipo.receivePrices(report, context: context(now), into: &out)
         case .transfers(let report):
             receiveTransfers(report, now: now, into: &out)
         case .marketList(let exchange, let markets):

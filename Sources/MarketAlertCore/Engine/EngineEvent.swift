@@ -17,6 +17,8 @@ package enum EngineEvent: Sendable {
     case fxRound(FXRateBook, FXFailover)
     /// An IPO source's current offerings after a successful poll (row problems are the producer's to log).
     case ipoOfferings(source: String, [IPOOffering])
+    /// v3 `ipo.value`: a market-price source's poll (TWSE close, TPEx close, TPEx emerging average).
+    case ipoMarketPrices(MarketPriceReport)
     /// v3: an exchange's deposit and withdrawal status after a successful poll.
     case transfers(TransferReport)
     /// v3 `listings:`: an exchange's market list (every market it lists, any quote) after a successful poll.

@@ -113,7 +113,8 @@ package enum DigestEvents {
             lines.append(line)
         }
         for o in detail.ipo ?? [] {
-            lines.append("IPO \(o.code) \(o.name): subscription \(o.subscriptionStart ?? "?") to \(o.subscriptionEnd ?? "?")\(o.state == .last_day ? " (last day)" : "")")
+            lines.append("IPO \(o.code) \(o.name): subscription \(o.subscriptionStart ?? "?") to \(o.subscriptionEnd ?? "?")\(o.state == .last_day ? " (last day)" : "")"
+                + (o.value.map { ", " + $0.text } ?? ""))
         }
         return lines
     }

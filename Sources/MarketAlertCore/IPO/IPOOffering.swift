@@ -31,13 +31,20 @@ package struct IPOOffering: Sendable, Equatable, Codable {
     package var currency: String
     /// `取消公開抽籤` when not empty: the public draw was cancelled (the text says how).
     package var drawCancelled: String?
+    /// `申購股數`: shares per application (usually 1,000).
+    package var lotShares: Int?
+    /// `總合格件`: qualified applications; 0 until the draw is published.
+    package var qualifiedApplications: Int?
+    /// `中籤率(%)`: the winning rate; 0 until the draw is published.
+    package var winRatePct: Decimal?
 
     package init(
         source: String, code: String, name: String, market: String?, timeZone: String,
         subscriptionStart: CalendarDay?, subscriptionEnd: CalendarDay?, lotteryDate: CalendarDay? = nil,
         listingDate: CalendarDay? = nil, subscriptionStartText: String? = nil, subscriptionEndText: String? = nil,
         offerPrice: Decimal? = nil, finalPrice: Decimal? = nil, shares: Int? = nil, finalShares: Int? = nil,
-        currency: String, drawCancelled: String? = nil
+        currency: String, drawCancelled: String? = nil, lotShares: Int? = nil, qualifiedApplications: Int? = nil,
+        winRatePct: Decimal? = nil
     ) {
         self.source = source
         self.code = code
@@ -56,6 +63,14 @@ package struct IPOOffering: Sendable, Equatable, Codable {
         self.finalShares = finalShares
         self.currency = currency
         self.drawCancelled = drawCancelled
+        self.lotShares = lotShares
+        self.qualifiedApplications = qualifiedApplications
+        self.winRatePct = winRatePct
+    }
+
+    /// The lottery result is out: TWSE fills `總合格件` and `中籤率(%)` (both `0` before the draw).
+    package var drawPublished: Bool {
+        (qualifiedApplications ?? 0) > 0 || (winRatePct ?? 0) > 0
     }
 
     /// `ipo/<source>/<code>/<subscription start YYYY-MM-DD>`, or `…/unknown` when the start did not parse.

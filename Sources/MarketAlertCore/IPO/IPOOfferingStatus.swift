@@ -17,6 +17,8 @@ package struct IPOOfferingStatus: Sendable, Equatable {
     package var currency: String
     package var shares: Int?
     package var timeZone: String
+    /// v3 `ipo.value`: offer and market price, spread, win rate (nil without `ipo.value`).
+    package var value: IPOValue?
 
     package init(_ offering: IPOOffering, state: SubscriptionState) {
         key = offering.key

@@ -20,6 +20,11 @@ import Foundation
 /// - `lottery_day`: on the lottery day. Not a state transition: its status is the state (`closed`), so with
 ///   both `closed` and `lottery_day` configured a key has two notifications with status `closed`.
 ///
+/// - v3 `ipo.value`: `opens` and `last_day` wait while the gate says so (``ValueGate``): the market price
+///   is not in yet, or the spread is below `min_spread_pct`. Nothing counts as sent meanwhile, so a window
+///   that becomes worth it while open notifies then, once.
+/// - v3 `drawn`: once, when an offering seen without a lottery result gains one (`中籤率`, `總合格件`).
+///
 /// "Sent" remembers the day each notification was about, so a source that moves a date notifies again
 /// for the new day rather than staying silent.
 package struct SubscriptionStateMachine: Sendable, Equatable, Codable {
@@ -46,33 +51,50 @@ package struct SubscriptionStateMachine: Sendable, Equatable, Codable {
     /// Sent notifications (`IPONotification` raw value) → the day they were about (`YYYY-MM-DD`; empty for
     /// `announced`).
     package private(set) var sent: [String: String]
+    /// v3: true once the offering was seen without a lottery result, until `drawn` is decided (nil in states
+    /// written before v3, which decode unchanged).
+    package private(set) var awaitingDraw: Bool?
 
-    package init(state: SubscriptionState, sent: [String: String] = [:]) {
+    /// Whether `opens` and `last_day` may notify now (v3 `ipo.value`).
+    package enum ValueGate: Sendable, Equatable {
+        /// No `ipo.value`: as in v2.
+        case open
+        /// The market price is not in yet: hold (nothing counts as sent).
+        case wait
+        /// The spread is below `min_spread_pct`: hold (nothing counts as sent).
+        case belowMinimum
+    }
+
+    package init(state: SubscriptionState, sent: [String: String] = [:], awaitingDraw: Bool? = nil) {
         self.state = state
         self.sent = sent
+        self.awaitingDraw = awaitingDraw
     }
 
     /// The first observation of a key.
     package static func start(
-        offering: IPOOffering, today: CalendarDay, notify: Set<IPONotification>
+        offering: IPOOffering, today: CalendarDay, notify: Set<IPONotification>, gate: ValueGate = .open
     ) -> (machine: SubscriptionStateMachine, notices: [Notice]) {
         var machine = SubscriptionStateMachine(state: offering.state(on: today))
-        let notices = machine.advance(offering: offering, today: today, notify: notify, previous: nil)
+        let notices = machine.advance(offering: offering, today: today, notify: notify, gate: gate, previous: nil)
         return (machine, notices)
     }
 
     /// A later observation (after a poll, at a boundary, after a restart).
-    package mutating func observe(offering: IPOOffering, today: CalendarDay, notify: Set<IPONotification>) -> [Notice] {
-        advance(offering: offering, today: today, notify: notify, previous: state)
+    package mutating func observe(
+        offering: IPOOffering, today: CalendarDay, notify: Set<IPONotification>, gate: ValueGate = .open
+    ) -> [Notice] {
+        advance(offering: offering, today: today, notify: notify, gate: gate, previous: state)
     }
 
     private mutating func advance(
-        offering: IPOOffering, today: CalendarDay, notify: Set<IPONotification>, previous: SubscriptionState?
+        offering: IPOOffering, today: CalendarDay, notify: Set<IPONotification>, gate: ValueGate, previous: SubscriptionState?
     ) -> [Notice] {
         let now = offering.state(on: today)
         var notices: [Notice] = []
         func due(_ notification: IPONotification, about day: String) -> Bool {
-            notify.contains(notification) && sent[notification.rawValue] != day
+            guard notify.contains(notification), sent[notification.rawValue] != day else { return false }
+            return gate == .open || (notification != .opens && notification != .last_day)
         }
         func send(_ notification: IPONotification, about day: String, catchUp: Bool = false) {
             notices.append(Notice(notification: notification, state: now, previousState: previous, catchUp: catchUp))
@@ -108,7 +130,9 @@ package struct SubscriptionStateMachine: Sendable, Equatable, Codable {
             }
         }
         if previous == nil, now != .closed, due(.announced, about: "") {
-            if notices.isEmpty {
+            // While the price is awaited, an open window is left to its `opens` (sent once the price is in).
+            let heldOpen = gate == .wait && (now == .open || now == .last_day)
+            if notices.isEmpty, !heldOpen {
                 notices.append(Notice(notification: .announced, state: now, previousState: nil))
             }
             // A key first seen while open is announced by its catch-up (which carries the dates and price).
@@ -116,6 +140,15 @@ package struct SubscriptionStateMachine: Sendable, Equatable, Codable {
         }
         if let lottery = offering.lotteryDate, lottery == today, due(.lottery_day, about: lottery.iso) {
             send(.lottery_day, about: lottery.iso)
+        }
+        if offering.drawPublished {
+            if awaitingDraw == true, due(.drawn, about: "") {
+                notices.append(Notice(notification: .drawn, state: now, previousState: previous))
+                sent[IPONotification.drawn.rawValue] = ""
+            }
+            if awaitingDraw != nil { awaitingDraw = false }
+        } else if awaitingDraw == nil {
+            awaitingDraw = true
         }
         state = now
         return notices

@@ -19,6 +19,9 @@ package enum TWSEPublicFormTable {
         /// The full name is `撥券日期(上市、上櫃日期)`; matched by prefix.
         package static let listingDatePrefix = "撥券日期"
         package static let drawCancelled = "取消公開抽籤"
+        package static let lotShares = "申購股數"
+        package static let qualifiedApplications = "總合格件"
+        package static let winRate = "中籤率(%)"
 
         static let required = [code, name, subscriptionStart, subscriptionEnd]
     }
@@ -120,7 +123,9 @@ package enum TWSEPublicFormTable {
                 subscriptionStartText: startText, subscriptionEndText: endText,
                 offerPrice: cell(Column.offerPrice).flatMap(price), finalPrice: cell(Column.finalPrice).flatMap(price),
                 shares: cell(Column.shares).flatMap(shareCount), finalShares: cell(Column.finalShares).flatMap(shareCount),
-                currency: currency, drawCancelled: cancelled)
+                currency: currency, drawCancelled: cancelled, lotShares: cell(Column.lotShares).flatMap(shareCount),
+                qualifiedApplications: cell(Column.qualifiedApplications).flatMap(shareCount),
+                winRatePct: cell(Column.winRate).flatMap(rate))
             if offering.window == nil {
                 let message = offering.subscriptionStart == nil || offering.subscriptionEnd == nil
                     ? "subscription dates \"\(startText)\" to \"\(endText)\" not understood; state unknown"
@@ -139,6 +144,15 @@ package enum TWSEPublicFormTable {
     /// A positive decimal price (`"102"`, `"11.13"`); nil for `未訂出`, empty, zero or anything else.
     package static func price(_ text: String) -> Decimal? {
         Price(text.trimmingCharacters(in: .whitespaces))?.exact
+    }
+
+    /// A published rate (`"0.28"`, `"33.38"`, `"0"`); nil for anything that is not a plain non-negative decimal.
+    package static func rate(_ text: String) -> Decimal? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.count <= 12, trimmed.allSatisfy({ $0.isASCIIDigitCharacter || $0 == "." }),
+              trimmed.filter({ $0 == "." }).count <= 1, trimmed.first != ".", trimmed.last != "."
+        else { return nil }
+        return Decimal(string: trimmed, locale: nil)
     }
 
     /// A share count with optional thousands separators (`"1,378,000"`); nil for anything else.

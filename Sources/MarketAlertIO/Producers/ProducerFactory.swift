@@ -18,6 +18,8 @@ package struct ProducerFactory: Sendable {
     package var transferPoller: @Sendable (Settings) -> TransferPoller? = { _ in nil }
     /// v3 `assets: all` / `min_volume_24h`: one exchange's market list with 24 h volumes (nil: cannot be read).
     package var universeSource: @Sendable (ExchangeSettings) -> (any MarketUniverseSource)? = { _ in nil }
+    /// v3 `ipo.value`: the poller of one market-price source (nil: none).
+    package var ipoPricePoller: @Sendable (IPOValueSettings, MarketPriceSource) -> IPOMarketPricePoller? = { _, _ in nil }
 
     package init(
         quoteSource: @escaping @Sendable (ExchangeSettings) -> (any QuoteSource)?,
@@ -39,6 +41,8 @@ enum ProducerKey: Hashable, Sendable {
     case ipo(String)
     case listings(ExchangeID)
     case transfers
+    /// v3 `ipo.value`: one market-price source.
+    case ipoPrices(MarketPriceSource)
 
     /// The label this producer sleeps under between its polls (`ClockLabel.poll`).
     var pollLabel: ClockLabel {
@@ -48,6 +52,7 @@ enum ProducerKey: Hashable, Sendable {
         case .ipo(let name): .poll(name)
         case .listings(let id): .poll(ListingSettings.sourceName(id))
         case .transfers: .poll("transfers")
+        case .ipoPrices(let source): .poll(source.sourceName)
         }
     }
 }
@@ -60,6 +65,8 @@ enum ProducerSpec: Equatable, Sendable {
     case listings(ExchangeSettings, ListingSettings)
     /// v3: the transfer settings, the watched assets per exchange and those exchanges' settings.
     case transfers(TransferSettings, [ExchangeID: Set<String>], [ExchangeSettings])
+    /// v3 `ipo.value` and the price source it is polled for.
+    case ipoPrices(IPOValueSettings, MarketPriceSource)
 
     /// Every producer the settings call for.
     static func all(_ settings: Settings) -> [ProducerKey: ProducerSpec] {
@@ -74,6 +81,9 @@ enum ProducerSpec: Equatable, Sendable {
         }
         for source in settings.ipo.sources {
             specs[.ipo(source.name)] = .ipo(source, settings.ipo.excludeNamePatterns)
+        }
+        if let value = settings.ipo.value, !settings.ipo.sources.isEmpty {
+            for source in MarketPriceSource.allCases { specs[.ipoPrices(source)] = .ipoPrices(value, source) }
         }
         if let listings = settings.listings {
             for id in listings.exchanges {

@@ -87,6 +87,7 @@ package actor ProducerSupervisor {
         case .listings(let exchange, _):
             inbox.send(.sourceFailed(source: ListingSettings.sourceName(exchange.id), message: "this exchange's market list cannot be read"))
         case .transfers: break
+        case .ipoPrices: break
         }
     }
 
@@ -115,6 +116,9 @@ package actor ProducerSupervisor {
             return Producer(run: { await poller.run(into: $0) }, once: { _ in })
         case .transfers:
             guard let poller = factory.transferPoller(settings) else { return nil }
+            return Producer(run: { await poller.run(into: $0) }, once: { await poller.pollOnce(into: $0) })
+        case .ipoPrices(let value, let source):
+            guard let poller = factory.ipoPricePoller(value, source) else { return nil }
             return Producer(run: { await poller.run(into: $0) }, once: { await poller.pollOnce(into: $0) })
         }
     }

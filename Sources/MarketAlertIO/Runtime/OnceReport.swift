@@ -65,7 +65,9 @@ package enum OnceReport {
         if let market = status.market, !market.isEmpty { title += " (\(market))" }
         var parts = [relative(status, now: now)]
         parts.append("subscription \(status.subscriptionStart?.iso ?? "?")..\(status.subscriptionEnd?.iso ?? "?") \(status.timeZone)")
-        if let price = status.price {
+        if let value = status.value {
+            parts.append(value.text)  // v3 ipo.value: offer, market price, spread, win rate
+        } else if let price = status.price {
             parts.append("price \(IPOEvents.priceDigits(price)) \(status.currency)\(status.priceIsProvisional ? " (not final)" : "")")
         }
         return "\(title): " + parts.joined(separator: ", ")

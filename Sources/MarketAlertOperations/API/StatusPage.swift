@@ -192,7 +192,8 @@ package enum StatusPage {
     private static func ipo(_ html: HTMLBuffer, _ rows: [IPOOfferingStatus], clock: PageClock) {
         html.section("ipo", "IPO subscription windows", count: rows.count)
         guard !rows.isEmpty else { return html.empty("No open or upcoming subscription window.") }
-        html.table(["Code", "Name", "State", "Window", "Opens", "Lottery", "Price"])
+        let valued = rows.contains { $0.value != nil }  // v3 ipo.value: market price, spread, win rate
+        html.table(["Code", "Name", "State", "Window", "Opens", "Lottery", "Price"] + (valued ? ["Market", "Spread", "Win rate"] : []))
         for row in rows {
             html.raw("<tr data-ipo=\"\(MarkupEscaping.html(row.key))\" data-state=\"\(row.state.rawValue)\" class=\"ipo-\(row.state.rawValue)\">")
             html.cell("Code", row.code).cell("Name", row.name + (row.market.map { " (\($0))" } ?? "")).cell("State", row.state.rawValue.replacingOccurrences(of: "_", with: " "))
@@ -205,11 +206,28 @@ package enum StatusPage {
             let price = row.price.map { NumberText.price($0) + " " + row.currency + (row.priceIsProvisional ? " (provisional)" : "") } ?? "–"
             html.cell("Price", price, numeric: true)
             html.raw("</tr>")
+            if valued { valueCells(html, row.value) }
         }
         html.endTable()
     }
 
     package static let style = """
+    /// Market price with its source and date, spread with the expected profit per winning lot, win rate.
+    private static func valueCells(_ html: HTMLBuffer, _ value: IPOValue?) {
+        var market = "unknown"
+        if let value, let price = value.marketPrice, let source = value.marketPriceSource {
+            market = "\(source.label) \(NumberText.exact(price)) \(value.currency)" + (value.marketPriceDate.map { " (\($0))" } ?? "")
+        }
+        html.cell("Market", market, numeric: true)
+        var spread = "–"
+        if let value, let pct = value.spreadPct {
+            spread = "\(pct >= 0 ? "+" : "")\(NumberText.grouped(pct, fractionDigits: 1))%"
+            if let profit = value.expectedProfit { spread += " (≈ \(NumberText.grouped(profit, fractionDigits: 0)) \(value.currency)/lot)" }
+        }
+        html.cell("Spread", spread, numeric: true)
+        html.cell("Win rate", value?.winRatePct.map { "\(NumberText.exact($0))%" } ?? "–", numeric: true)
+    }
+
         :root{color-scheme:light dark;--fg:#1b1f24;--muted:#5b6570;--bg:#fff;--line:#d8dee4;--head:#f3f5f7;\
         --notice:#0b62c4;--warning:#b35c00;--critical:#c01d1d;--ok:#1a7f37}
         @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9aa5b1;--bg:#0d1117;--line:#30363d;--head:#161b22}}

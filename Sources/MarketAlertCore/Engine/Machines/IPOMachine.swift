@@ -13,6 +13,8 @@ struct IPOMachine: Sendable {
     /// The next IPO boundary, recomputed whenever offerings are evaluated (deadlines are asked after every
     /// event, so they must be cheap).
     private(set) var deadline: Date?
+    /// v3 `ipo.value`: the market prices and what is still awaited (``IPOValuation``).
+    private(set) var valuation: IPOValuation
 
     /// At most this many notifications per source and evaluation.
     static let notificationCap = 20
@@ -20,6 +22,14 @@ struct IPOMachine: Sendable {
     init(settings: IPOSettings, restored: [String: IPOAlertState]) {
         states = restored
         calendars = Self.calendars(settings)
+        valuation = IPOValuation(settings: settings.value)
+    }
+
+    /// A market-price source's poll: the prices are kept and every offering is evaluated again (a window
+    /// held for its price, or below `min_spread_pct`, may be worth a notification now).
+    mutating func receivePrices(_ report: MarketPriceReport, context: MachineContext, into out: inout EngineOutput) {
+        guard valuation.receive(report) else { return }
+        evaluateAll(context: context, into: &out)
     }
 
     /// A source's new list of offerings, evaluated at once.
@@ -46,17 +56,20 @@ struct IPOMachine: Sendable {
             let previous = states[key]
             var machine: SubscriptionStateMachine
             let notices: [SubscriptionStateMachine.Notice]
+            let (value, gate) = valuation.assess(offering)
             if let previous {
                 machine = previous.machine
-                notices = machine.observe(offering: offering, today: today, notify: notify)
+                notices = machine.observe(offering: offering, today: today, notify: notify, gate: gate)
             } else {
-                (machine, notices) = SubscriptionStateMachine.start(offering: offering, today: today, notify: notify)
+                (machine, notices) = SubscriptionStateMachine.start(offering: offering, today: today, notify: notify, gate: gate)
             }
             let record = IPOAlertState(machine: machine, keepUntil: IPOAlertState.keepUntil(offering, calendar: calendar))
             if record == previous, notices.isEmpty { continue }
             states[key] = record
             out.publication.states.append(StateRecord.encode(record, key: key, kind: IPOAlertState.kind))
-            events += notices.map { IPOEvents.event(id: context.makeID(), offering: offering, notice: $0, today: today, now: now) }
+            events += notices.map {
+                IPOEvents.event(id: context.makeID(), offering: offering, notice: $0, today: today, now: now, value: value)
+            }
         }
         cap(events, source: source, context: context, into: &out)
         // Offerings that left the list are remembered until `keepUntil`, so a row that comes back is not
@@ -113,6 +126,7 @@ struct IPOMachine: Sendable {
         let names = Set(settings.sources.map(\.name))
         offerings = offerings.filter { names.contains($0.key) }
         calendars = Self.calendars(settings)
+        valuation.reload(settings.value)
     }
 
     /// A takeover: the states become the store's (what the previous leader committed).
@@ -124,7 +138,11 @@ struct IPOMachine: Sendable {
     func snapshot(now: Date) -> [IPOOfferingStatus] {
         let rows = offerings.keys.sorted().flatMap { source -> [IPOOfferingStatus] in
             guard let calendar = calendars[source] else { return [] }
-            return (offerings[source] ?? []).map { IPOOfferingStatus($0, state: $0.state(at: now, calendar: calendar)) }
+            return (offerings[source] ?? []).map {
+                var row = IPOOfferingStatus($0, state: $0.state(at: now, calendar: calendar))
+                row.value = valuation.assess($0).value
+                return row
+            }
         }
         return rows.sorted { lhs, rhs in
             switch (lhs.subscriptionStart, rhs.subscriptionStart) {
@@ -133,6 +151,22 @@ struct IPOMachine: Sendable {
             case (_?, nil): true
             default: (lhs.source, lhs.code) < (rhs.source, rhs.code)
             }
+        }
+    }
+
+    /// v3 `ipo.value`: the digest's open windows (built from the offerings alone) get their value.
+    func valueDigests(_ events: inout [AlertEvent]) {
+        guard valuation.settings != nil else { return }
+        for index in events.indices where events[index].kind == .digest {
+            guard var windows = events[index].digest?.ipo else { continue }
+            for row in windows.indices {
+                let window = windows[row]
+                guard let offering = offerings[window.source]?.first(where: {
+                    $0.code == window.code && $0.subscriptionStart?.iso == window.subscriptionStart
+                }) else { continue }
+                windows[row].value = valuation.assess(offering).value
+            }
+            events[index].digest?.ipo = windows
         }
     }
 
