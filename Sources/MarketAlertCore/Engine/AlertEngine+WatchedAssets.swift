@@ -48,3 +48,10 @@ extension AlertEngine {
         CurrencyConverter(reference: settings.premium.reference, stablecoinsAs: settings.premium.stablecoinsAs, usdRates: fx.selected)
     }
 }
+
+extension AlertEngine {
+    /// The rules with `assets: all` and the assets each watches now, in rule order (`/api/v1/status`).
+    package var allAssetRules: [(name: String, assets: [String])] {
+        settings.premium.rules.filter(\.selection.all).map { ($0.name, $0.assets) }
+    }
+}

@@ -33,7 +33,7 @@ package actor AssetUniverseRefresher {
 
     package init(
         settings: Settings, sources: @escaping @Sendable (ExchangeSettings) -> (any MarketUniverseSource)?, clock: any DaemonClock,
-        logger: Logger, interval: Duration = .seconds(3600), retry: Duration = .seconds(15),
+        logger: Logger, interval: Duration = .seconds(3600), retry: Duration = .seconds(5),
         converter: @escaping @Sendable () async -> CurrencyConverter, apply: @escaping @Sendable (Settings) async -> Void
     ) {
         configured = settings
@@ -89,13 +89,14 @@ package actor AssetUniverseRefresher {
         return await resolved(settings)
     }
 
-    /// A reload: the new settings are resolved with the lists already read (new exchanges read first) and
-    /// applied.
+    /// A reload: the lists are read again, the new settings resolved with them and applied.
     package func reload(_ settings: Settings) async {
         await acquire()
         configured = settings
-        let missing = settings.universeExchanges.filter { !universe.knows($0) }
-        if !missing.isEmpty { await read(missing, settings: settings) }
+        if settings.needsAssetUniverse {
+            lastRead = clock.now()
+            await read(settings.universeExchanges, settings: settings)
+        }
         await resolveAndApply(force: true)
         release()
     }

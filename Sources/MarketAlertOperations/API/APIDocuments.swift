@@ -24,9 +24,11 @@ package enum APIDocuments {
         package var ipo: [IPODetail]
         /// v3: routes, time intervals and inhibit rules (absent without `routes:` or `inhibit:`).
         package var routing: Routing?
+        /// v3: the rules with `assets: all` and the assets each watches now (absent without such a rule).
+        package var rules: [RuleAssets]?
 
         package enum CodingKeys: String, CodingKey {
-            case version, startedAt = "started_at", role, listen, status, ready, awaiting, sources, fx, premium, ipo, routing
+            case version, startedAt = "started_at", role, listen, status, ready, awaiting, sources, fx, premium, ipo, routing, rules
         }
     }
 

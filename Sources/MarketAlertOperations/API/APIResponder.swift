@@ -159,6 +159,7 @@ package struct APIResponder: HTTPResponder {
         document.role = backend.ha.role.rawValue
         let routing = await backend.loop.snapshot { $0.settings.routing }
         if !routing.isEmpty { document.routing = APIDocuments.Routing(routing, now: now) }
+        document.rules = APIDocuments.RuleAssets.rules(await backend.loop.snapshot { $0.allAssetRules })
         return Self.json(document)
     }
 

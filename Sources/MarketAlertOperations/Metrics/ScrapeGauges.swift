@@ -44,6 +44,10 @@ package struct ScrapeGauges {
             }
         }
         if let tether = view.tether { batch.set(MetricNames.usdtKrwPremiumPct, [("provider", tether.provider)], tether.pct) }
+        // v3: assets per rule (rows are rule × asset; an `assets: all` rule's count changes with its list).
+        var watched: [String: Int] = [:]
+        for row in view.premium { watched[row.rule, default: 0] += 1 }
+        for (rule, count) in watched { batch.set(MetricNames.watchedAssets, [("rule", rule)], Double(count)) }
         apply(batch)
     }
 
