@@ -43,6 +43,12 @@ struct TWSEPublicFormPayload {
         recorded.data[row][try column("撥券日期(上市、上櫃日期)")] = try Self.roc(listing)
     }
 
+    /// Writes one cell of `code`'s row (e.g. the lottery result: 總合格件, 中籤率(%)).
+    mutating func setCell(code: String, field: String, to value: String) throws {
+        let row = try rowIndex(code: code)
+        recorded.data[row][try column(field)] = value
+    }
+
     /// The answer body, as TWSE sends it (`{"stat":"OK","fields":[…],"data":[[…],…]}`).
     func body() throws -> Data {
         let encoder = JSONEncoder()
