@@ -130,6 +130,11 @@ do {
         print(checksumDepthTable)
         verdicts += checksumDepthVerdicts
 
+        print("\nExecutable premium (v3 basis depth: one asset over 8 exchanges × 20 levels, at one notional and max_notional)")
+        let (executableTable, executableVerdicts) = ExecutablePremiumBenchmark.run(iterations: options.evalIterations)
+        print(executableTable)
+        verdicts += executableVerdicts
+
         print("\nPremium history (context percentile, sampling in the evaluation, batch write per interval)")
         let history = try await HistoryBenchmark(markets: markets).run(iterations: options.evalIterations)
         let (historyTable, historyVerdicts) = HistoryBenchmark.report(history)

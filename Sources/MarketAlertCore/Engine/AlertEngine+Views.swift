@@ -57,6 +57,8 @@ extension AlertEngine {
                     rule: rule.name, asset: asset, observation: premium.observation(forKey: key), firingLevel: level,
                     firingSeverity: level.map { rule.levels[$0].severity }, levels: rule.levels, pending: pending)
                 if let now { row.bases = premium.currentBases(forKey: key, book: book, now: now, maxQuoteAge: settings.premium.maxQuoteAge) }
+                row.reference = settings.premium.reference
+                row.executable = row.observation?.executable.map { ExecutableDetail($0, reference: settings.premium.reference) }
                 rows.append(row)
             }
         }

@@ -67,6 +67,14 @@ package struct QuoteBook: Sendable {
         return entries[slot]
     }
 
+    /// The exchanges the book has held quotes of.
+    package var exchanges: [ExchangeID] { Array(slots.keys) }
+
+    /// The quotes held for `exchange` (for reads outside evaluation, such as the API's order books).
+    package func quotes(of exchange: ExchangeID) -> [Quote] {
+        slots[exchange].map { $0.values.compactMap { entries[$0] } } ?? []
+    }
+
     /// The slot of a market, if the book has ever held a quote for it (valid while `layout` is the same).
     package func slot(_ exchange: ExchangeID, _ pair: MarketPair) -> Int? { slots[exchange]?[pair] }
 

@@ -78,6 +78,11 @@ package struct PremiumStatus: Sendable, Equatable {
     package var pending: Bool
     /// v3, rules comparing KRW with USD-quoted markets: the premium on both KRW conversions now.
     package var bases: PremiumBases? = nil
+    /// v3, `basis: depth`: the trade behind the premium (`premium.executable` of the event schema; nil while
+    /// no pair of books fills the notional, and for the other bases).
+    package var executable: ExecutableDetail? = nil
+    /// The reference currency of the premium (`premium.reference`), in which `executable`'s notional is.
+    package var reference = "USD"
 }
 
 /// A key firing now, with the last notification decided for it (delivered or held back by a silence).

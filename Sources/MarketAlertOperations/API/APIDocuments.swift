@@ -78,10 +78,13 @@ package enum APIDocuments {
         package var firingLevel: Severity?
         /// v3, rules comparing KRW with USD-quoted markets: the premium on both KRW conversions.
         package var bases: BasesDetail?
+        /// v3, basis depth: the trade behind `pct` (the event schema's `premium.executable`).
+        package var executable: ExecutableDetail? = nil
 
         package func encode(to encoder: any Encoder) throws {
             var c = encoder.container(keyedBy: Keys.self)
             try c.encodeIfPresent(bases, forKey: .bases)
+            try c.encodeIfPresent(executable, forKey: .executable)
             try c.encode(rule, forKey: .rule)
             try c.encode(asset, forKey: .asset)
             try c.encode(pct, forKey: .pct)
@@ -90,7 +93,7 @@ package enum APIDocuments {
             try c.encode(firingLevel, forKey: .firingLevel)
         }
 
-        package enum Keys: String, CodingKey { case rule, asset, pct, high, low, firingLevel = "firing_level", bases }
+        package enum Keys: String, CodingKey { case rule, asset, pct, high, low, firingLevel = "firing_level", bases, executable }
     }
 
     package struct Alerts: Encodable {
@@ -187,7 +190,7 @@ package enum APIDocuments {
                 Premium(
                     rule: row.rule, asset: row.asset, pct: row.observation.map { NumberText.decimal($0.pct, places: 6).doubleValue },
                     high: row.observation.map { quote($0.high) }, low: row.observation.map { quote($0.low) }, firingLevel: row.firingSeverity,
-                    bases: row.bases.map(BasesDetail.init))
+                    bases: row.bases.map(BasesDetail.init), executable: row.executable)
             },
             ipo: view.ipo.map(ipo))
     }

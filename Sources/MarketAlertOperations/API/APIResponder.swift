@@ -90,6 +90,9 @@ package struct APIResponder: HTTPResponder {
         case "/api/v1/listings":
             if let refused = only(.get, request) { return refused }
             return await listings(request)
+        case "/api/v1/book":
+            if let refused = only(.get, request) { return refused }
+            return await book(request)
         case "/":
             if let refused = only(.get, request) { return refused }
             return await page()

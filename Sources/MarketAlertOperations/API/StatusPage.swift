@@ -75,6 +75,7 @@ package enum StatusPage {
                 ?? (row.pending ? "pending" : "–")
             html.cell("Level", level)
             html.raw("</tr>")
+            executableRow(html, row, columns: 7)
         }
         html.endTable()
     }

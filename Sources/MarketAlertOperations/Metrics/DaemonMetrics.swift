@@ -117,6 +117,7 @@ package final class DaemonMetrics: Sendable {
                 tether: engine.usdtKrwRate.flatMap { rate in engine.tetherPremiumPct.map { (rate.provider, $0) } })
         }
         view.transfers = await backend.loop.snapshot { $0.transferTable() }
+        view.books = await backend.loop.snapshot { $0.bookLevels() }
         countClockRejections(view.clockRejections)
         view.haLeader = backend.ha.leaderGauge
         let outbox = await outboxStats(view.webhooks, now: now)
@@ -176,6 +177,8 @@ package struct ScrapeView: Sendable {
     package var transfers: [AssetTransferStatus] = []
     /// v3 `marketalertd_usdt_krw_premium_pct{provider}` (nil while USDT/KRW or USD/KRW is unknown).
     package var tether: (provider: String, pct: Double)? = nil
+    /// v3 `marketalertd_book_levels`: the levels of every book the engine holds.
+    package var books: [BookLevelCount] = []
 }
 
 private struct QuoteCounterKey: Hashable {

@@ -27,6 +27,7 @@ package struct ScrapeGauges {
         for row in view.premium {
             let labels = [("rule", row.rule), ("asset", row.asset)]
             if let observation = row.observation { batch.set(MetricNames.premiumPct, labels, observation.pct) }
+            if let observation = row.observation, observation.executable != nil { batch.set(MetricNames.executablePct, labels, observation.pct) }
             batch.set(MetricNames.alertFiring, labels, row.firingLevel.map { Double($0 + 1) } ?? 0)
         }
         for rate in view.fx {
@@ -42,6 +43,10 @@ package struct ScrapeGauges {
                 let labels = [("exchange", status.exchange.rawValue), ("asset", status.asset), ("direction", direction)]
                 batch.set(MetricNames.transferOK, labels, state == .ok ? 1 : 0)
             }
+        }
+        for book in view.books {
+            batch.set(MetricNames.bookLevels, [("exchange", book.exchange.rawValue), ("market", book.market), ("side", "bid")], Double(book.bids))
+            batch.set(MetricNames.bookLevels, [("exchange", book.exchange.rawValue), ("market", book.market), ("side", "ask")], Double(book.asks))
         }
         if let tether = view.tether { batch.set(MetricNames.usdtKrwPremiumPct, [("provider", tether.provider)], tether.pct) }
         // v3: assets per rule (rows are rule × asset; an `assets: all` rule's count changes with its list).

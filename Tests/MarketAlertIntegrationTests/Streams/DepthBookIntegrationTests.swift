@@ -88,6 +88,7 @@ struct DepthBookIntegrationTests {
         #expect(executable.notional == 10_000)
         #expect(executable.buy.levels == 2)  // 0.06 + 0.05 BTC at 100,010 and 100,020 cover 10,000 USDT
         #expect(executable.grossPct > 0.5 && executable.netPct < executable.grossPct)
+        try await Self.expectBooksAndExecutableReads(daemon, pct: firing.premium?.pct)
 
         // A Binance gap: counted, the book rebuilt from a fresh snapshot (now at 200).
         snapshotID.set(200)
@@ -103,6 +104,43 @@ struct DepthBookIntegrationTests {
         #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
         await binance.shutdown()
         await bybit.shutdown()
+    }
+}
+
+extension DepthBookIntegrationTests {
+    /// v3 reads of the books and the trade (`http-api.md`): `GET /api/v1/book` of both exchanges' books as the
+    /// test sent them (Binance's snapshot with the diff's 0.06 BTC at 100,010; Bybit's snapshot around
+    /// 100,600), 404 for a market without a book, 400 without a market; `marketalertd_book_levels` and
+    /// `marketalertd_executable_pct`, and `executable` on the rule's `/api/v1/status` entry.
+    static func expectBooksAndExecutableReads(_ daemon: DaemonProcess, pct: Double?) async throws {
+        let api = try await DaemonAPI.connect(to: daemon)
+        let bybitBook = try await api.get("/api/v1/book?exchange=bybit&market=BTCUSDT")
+        #expect(bybitBook.status == 200, "\(bybitBook.text)")
+        let bybit = bybitBook.json
+        #expect(bybit["exchange"] as? String == "bybit" && bybit["market"] as? String == "BTCUSDT")
+        #expect(bybit["synced"] as? Bool == true)
+        #expect(bybit["at"] is String)
+        #expect(bybit["bids"] as? [[Double]] == (1...5).map { [Double(100_600 - 10 * $0), 0.05] })
+        #expect(bybit["asks"] as? [[Double]] == (1...5).map { [Double(100_600 + 10 * $0), 0.05] })
+        let binance = try await api.get("/api/v1/book?exchange=binance&market=BTCUSDT").json
+        #expect(binance["synced"] as? Bool == true)
+        #expect(binance["asks"] as? [[Double]] == [[100_010, 0.06]] + (2...5).map { [Double(100_000 + 10 * $0), 0.05] })
+        #expect(binance["bids"] as? [[Double]] == (1...5).map { [Double(100_000 - 10 * $0), 0.05] })
+        #expect(try await api.get("/api/v1/book?exchange=bybit&market=ETHUSDT").status == 404)
+        #expect(try await api.get("/api/v1/book?exchange=bybit").status == 400)
+
+        let metrics = try await api.metrics()
+        for (exchange, side) in [("binance", "bid"), ("binance", "ask"), ("bybit", "bid"), ("bybit", "ask")] {
+            #expect(metrics.value("marketalertd_book_levels", ["exchange": exchange, "market": "BTCUSDT", "side": side]) == 5)
+        }
+        let gauge = try #require(metrics.value("marketalertd_executable_pct", ["rule": "executable", "asset": "BTC"]))
+        #expect(abs(gauge - (pct ?? .nan)) < 1e-6, "gauge \(gauge), event pct \(pct ?? .nan)")
+
+        let premium = try #require((try await api.get("/api/v1/status").json["premium"] as? [[String: Any]])?.first)
+        let trade = try #require(premium["executable"] as? [String: Any])
+        #expect(trade["notional"] as? Double == 10_000)
+        #expect((trade["buy"] as? [String: Any])?["exchange"] as? String == "binance")
+        #expect((trade["sell"] as? [String: Any])?["exchange"] as? String == "bybit")
     }
 }
 
