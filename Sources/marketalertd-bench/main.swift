@@ -104,6 +104,11 @@ do {
         print(evaluationTable)
         verdicts.append(evaluationVerdict)
 
+        print("\nWhole market (assets: all, every exchange × 400 assets, one full evaluation)")
+        let (wholeMarketTable, wholeMarketVerdict) = WholeMarketBenchmark.run(iterations: max(50, options.evalIterations / 10))
+        print(wholeMarketTable)
+        verdicts.append(wholeMarketVerdict)
+
         print("\nIncremental evaluation (AlertEngine.handle of one stream quote: book, health, one rule × one asset)")
         let incremental = IncrementalBenchmark(markets: markets).run(iterations: options.evalIterations * 5)
         let (incrementalTable, incrementalVerdict) = Report.incremental(incremental)
