@@ -37,6 +37,7 @@ package enum NotificationTitle {
         case "last_day": "last day to subscribe today"
         case "closed": "subscription closed"
         case "announced": "announced"
+        case "drawn": "lottery result published"
         default: status.replacingOccurrences(of: "_", with: " ")
         }
     }
