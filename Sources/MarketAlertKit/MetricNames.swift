@@ -34,8 +34,6 @@ package enum MetricNames {
     package static let usdtKrwPremiumPct = "marketalertd_usdt_krw_premium_pct"
     /// v3: assets a rule evaluates (`rule`; changes with `assets: all`).
     package static let watchedAssets = "marketalertd_watched_assets"
-    /// v3: assets a rule evaluates (`rule`; changes with `assets: all`).
-    package static let watchedAssets = "marketalertd_watched_assets"
     /// v3: 1 while an asset can move in a direction on an exchange, 0 while suspended, absent while unknown
     /// (`exchange`, `asset`, `direction`: `withdraw` | `deposit`).
     package static let transferOK = "marketalertd_transfer_ok"
@@ -60,7 +58,6 @@ package enum MetricNames {
         notificationsRouted: "Notifications a route sent to a sink (only with routes:).",
         notificationsMuted: "Notifications a route did not send: a time interval muted them, or an inhibit rule.",
         usdtKrwPremiumPct: "The tether premium: USDT/KRW against the official USD/KRW, in percent (absent while either is unknown).",
-        watchedAssets: "Assets a premium rule evaluates now (changes with assets: all).",
         watchedAssets: "Assets a premium rule evaluates now (changes with assets: all).",
     ]
 
