@@ -33,7 +33,8 @@ enum ExecutablePremiumBenchmark {
             return DepthSide(exchange: exchange, market: "BTCUSDT", book: books[index], factor: 1, feePct: 0.1)
         }
         guard let buy = side(trade.buy.exchange), let sell = side(trade.sell.exchange) else { return ("", []) }
-        let threshold = trade.netPct / 2
+        // Just below the pct at the notional: the search bisects (the whole visible depth does not meet it).
+        let threshold = trade.netPct * 0.98
         var most: Double?
         let search = Stopwatch.measure(warmup: 100, iterations: iterations) {
             most = DepthMath.maxNotional(buy: buy, sell: sell, thresholdPct: threshold, net: true)

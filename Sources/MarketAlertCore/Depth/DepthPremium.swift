@@ -7,25 +7,37 @@ import Foundation
 enum DepthPremium {
     static func best(rule: PremiumRule, asset: String, candidates: [BidAskCandidate]) -> PremiumObservation? {
         guard candidates.count >= 2 else { return nil }
-        var best: (pct: Double, trade: ExecutablePremium, buy: Int, sell: Int)?
-        for buyIndex in candidates.indices {
-            // `transfers: require`: coins bought here must be withdrawable, and depositable where they are sold.
-            guard let buyBook = candidates[buyIndex].quote.depth, buyBook.isSynced,
-                  candidates[buyIndex].transfer & TransferBlocks.withdraw == 0
-            else { continue }
-            let buy = side(candidates[buyIndex], book: buyBook, rule: rule)
-            for sellIndex in candidates.indices where sellIndex != buyIndex {
-                guard candidates[sellIndex].quote.exchange != candidates[buyIndex].quote.exchange,
-                      candidates[sellIndex].transfer & TransferBlocks.deposit == 0,
-                      let sellBook = candidates[sellIndex].quote.depth, sellBook.isSynced,
-                      let trade = DepthMath.premium(notional: rule.notional, buy: buy, sell: side(candidates[sellIndex], book: sellBook, rule: rule))
+        // Each buy side's walk of its asks is done once for all sell sides, each exchange's fee looked up once,
+        // and only the best pair's trade is built (`DepthMath.premium`, the same arithmetic as `pct` here).
+        let chosen: (pct: Double, buy: Int, sell: Int)? = withUnsafeTemporaryAllocation(of: Double.self, capacity: candidates.count) { fees in
+            for index in candidates.indices { fees[index] = rule.takerFeePct[candidates[index].quote.exchange] ?? 0 }
+            var best: (pct: Double, buy: Int, sell: Int)?
+            for buyIndex in candidates.indices {
+                // `transfers: require`: coins bought here must be withdrawable, and depositable where they are sold.
+                guard let buyBook = candidates[buyIndex].quote.depth, buyBook.isSynced,
+                      candidates[buyIndex].transfer & TransferBlocks.withdraw == 0,
+                      let bought = DepthMath.buy(notional: rule.notional, on: side(candidates[buyIndex], book: buyBook, fee: fees[buyIndex]))
                 else { continue }
-                let pct = rule.netOfFees ? trade.netPct : trade.grossPct
-                if let current = best, current.pct >= pct { continue }
-                best = (pct, trade, buyIndex, sellIndex)
+                for sellIndex in candidates.indices where sellIndex != buyIndex {
+                    guard candidates[sellIndex].quote.exchange != candidates[buyIndex].quote.exchange,
+                          candidates[sellIndex].transfer & TransferBlocks.deposit == 0,
+                          let sellBook = candidates[sellIndex].quote.depth, sellBook.isSynced,
+                          let pct = DepthMath.pct(
+                            notional: rule.notional, bought: bought, buyFeePct: fees[buyIndex],
+                            sell: side(candidates[sellIndex], book: sellBook, fee: fees[sellIndex]), net: rule.netOfFees)
+                    else { continue }
+                    if let current = best, current.pct >= pct { continue }
+                    best = (pct, buyIndex, sellIndex)
+                }
             }
+            return best
         }
-        guard var found = best else { return nil }
+        guard let chosen, let buyBook = candidates[chosen.buy].quote.depth, let sellBook = candidates[chosen.sell].quote.depth,
+              let trade = DepthMath.premium(
+                notional: rule.notional, buy: side(candidates[chosen.buy], book: buyBook, rule: rule),
+                sell: side(candidates[chosen.sell], book: sellBook, rule: rule))
+        else { return nil }
+        var found = (pct: chosen.pct, trade: trade, buy: chosen.buy, sell: chosen.sell)
         let buyer = candidates[found.buy]
         let seller = candidates[found.sell]
         // The largest size that still meets the rule's first level, when this one does.
@@ -43,8 +55,10 @@ enum DepthPremium {
     }
 
     private static func side(_ candidate: BidAskCandidate, book: OrderBook, rule: PremiumRule) -> DepthSide {
-        DepthSide(
-            exchange: candidate.quote.exchange, market: candidate.quote.market, book: book, factor: candidate.factor,
-            feePct: rule.takerFeePct[candidate.quote.exchange] ?? 0)
+        side(candidate, book: book, fee: rule.takerFeePct[candidate.quote.exchange] ?? 0)
+    }
+
+    private static func side(_ candidate: BidAskCandidate, book: OrderBook, fee: Double) -> DepthSide {
+        DepthSide(exchange: candidate.quote.exchange, market: candidate.quote.market, book: book, factor: candidate.factor, feePct: fee)
     }
 }

@@ -98,12 +98,8 @@ package enum DepthMath {
     /// The trade of `notional` from `buy` to `sell`; nil when either book cannot fill it.
     package static func premium(notional: Double, buy: DepthSide, sell: DepthSide) -> ExecutablePremium? {
         guard let bought = Self.buy(notional: notional, on: buy), let sold = Self.sell(quantity: bought.quantity, on: sell),
-              sell.factor > 0, sell.factor.isFinite
+              let (gross, net) = pcts(notional: notional, proceeds: sold.proceeds, buyFeePct: buy.feePct, sell: sell)
         else { return nil }
-        let proceedsRef = sold.proceeds * sell.factor
-        let gross = (proceedsRef / notional - 1) * 100
-        let net = (proceedsRef * (1 - sell.feePct / 100) / (notional * (1 + buy.feePct / 100)) - 1) * 100
-        guard gross.isFinite, net.isFinite else { return nil }
         let buyVWAP = bought.cost / bought.quantity
         let sellVWAP = sold.proceeds / bought.quantity
         return ExecutablePremium(
@@ -115,6 +111,28 @@ package enum DepthMath {
                 exchange: sell.exchange, market: sell.market, vwap: sellVWAP, vwapRef: sellVWAP * sell.factor, levels: sold.levels,
                 feePct: sell.feePct, bookAt: sell.book.at),
             maxNotional: nil)
+    }
+
+    /// Gross and net pct of selling for `proceeds` (`sell`'s quote currency) what `notional` bought.
+    @inline(__always)
+    private static func pcts(notional: Double, proceeds: Double, buyFeePct: Double, sell: DepthSide) -> (gross: Double, net: Double)? {
+        guard sell.factor > 0, sell.factor.isFinite else { return nil }
+        let proceedsRef = proceeds * sell.factor
+        let gross = (proceedsRef / notional - 1) * 100
+        let net = (proceedsRef * (1 - sell.feePct / 100) / (notional * (1 + buyFeePct / 100)) - 1) * 100
+        guard gross.isFinite, net.isFinite else { return nil }
+        return (gross, net)
+    }
+
+    /// The pct (net or gross) of selling on `sell` what `notional` `bought` (`buy`'s result), exactly as
+    /// `premium` computes it; nil when the bids cannot take it.
+    static func pct(
+        notional: Double, bought: (quantity: Double, cost: Double, levels: Int), buyFeePct: Double, sell: DepthSide, net: Bool
+    ) -> Double? {
+        guard let sold = Self.sell(quantity: bought.quantity, on: sell),
+              let (gross, netPct) = pcts(notional: notional, proceeds: sold.proceeds, buyFeePct: buyFeePct, sell: sell)
+        else { return nil }
+        return net ? netPct : gross
     }
 
     /// The pct a trade of `notional` earns (net or gross), or nil when the books cannot fill it.
