@@ -206,13 +206,13 @@ package enum APIDocuments {
             source: row.source, code: row.code, name: row.name, market: row.market, state: row.state, previousState: nil,
             subscriptionStart: row.subscriptionStart?.iso, subscriptionEnd: row.subscriptionEnd?.iso, lotteryDate: row.lotteryDate?.iso,
             listingDate: row.listingDate?.iso, price: row.price, shares: row.shares, timeZone: row.timeZone)
+        detail.value = row.value
+        return detail
     }
 
     // MARK: Encoding
 
     /// Sorted keys, RFC 3339 times (the events' encoder).
-        detail.value = row.value
-        return detail
     package static func encode(_ value: some Encodable) -> Data {
         (try? AlertEvent.makeEncoder().encode(value)) ?? Data(#"{"error":"cannot encode the response"}"#.utf8)
     }

@@ -206,13 +206,12 @@ package enum StatusPage {
             html.cell("Lottery", row.lotteryDate?.iso ?? "–")
             let price = row.price.map { NumberText.price($0) + " " + row.currency + (row.priceIsProvisional ? " (provisional)" : "") } ?? "–"
             html.cell("Price", price, numeric: true)
-            html.raw("</tr>")
             if valued { valueCells(html, row.value) }
+            html.raw("</tr>")
         }
         html.endTable()
     }
 
-    package static let style = """
     /// Market price with its source and date, spread with the expected profit per winning lot, win rate.
     private static func valueCells(_ html: HTMLBuffer, _ value: IPOValue?) {
         var market = "unknown"
@@ -229,6 +228,7 @@ package enum StatusPage {
         html.cell("Win rate", value?.winRatePct.map { "\(NumberText.exact($0))%" } ?? "–", numeric: true)
     }
 
+    package static let style = """
         :root{color-scheme:light dark;--fg:#1b1f24;--muted:#5b6570;--bg:#fff;--line:#d8dee4;--head:#f3f5f7;\
         --notice:#0b62c4;--warning:#b35c00;--critical:#c01d1d;--ok:#1a7f37}
         @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9aa5b1;--bg:#0d1117;--line:#30363d;--head:#161b22}}
