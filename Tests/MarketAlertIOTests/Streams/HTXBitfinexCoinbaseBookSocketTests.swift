@@ -1,6 +1,7 @@
 import Foundation
 import MarketAlertCore
 import MarketAlertIO
+import MarketAlertKit
 import MarketAlertTestSupport
 import Synchronization
 import Testing
@@ -211,6 +212,8 @@ import Testing
             h.server.push(heartbeat)
             try await h.waitFor("the crossed answer refused") { $0.latest("SKL-USD")?.depth?.isSynced == false }
             crossed.withLock { $0 = false }
+            // The refetch sleeps a second on the clock: advance only once it does, or the advance can pass first.
+            try await h.clock.waitForSleeper(ClockLabel("book snapshot coinbase"))
             try await h.advance(by: .seconds(1))
             try await h.waitFor("fetched again") { $0.latest("SKL-USD")?.depth?.isSynced == true }
             #expect(rest.requests(to: "/products/SKL-USD/book").count == 4)
