@@ -59,6 +59,9 @@ package actor AssetUniverseRefresher {
     package func start(applied initial: Settings) {
         guard task == nil else { return }
         if applied == nil { applied = initial }
+        // Unstructured on purpose: it starts at start or at a reload that first needs the lists, so it cannot be
+        // a child of a group that exists from the start. Owned by this refresher (`task`): `stop()` cancels and
+        // awaits it, and `DataPathService.run` calls `stop()` before it returns.
         task = Task { await self.run() }
     }
 
