@@ -20,12 +20,18 @@ package struct ExchangeDescriptor: Sendable {
     /// The exchange as a peer (`<Name>Wire.swift`): its REST answers, stream frames and subscription answers,
     /// and fixtures, for the bench's mock exchanges, the test servers, the fuzz targets and the kit tests.
     package var wire: ExchangeWireKit
+    /// v3: the exchange's whole market list (`listings:`, `assets: all`) and its bulk 24 h volumes
+    /// (`min_volume_24h`), each one request (`<Name>MarketList.swift`; nil: not read for this exchange).
+    package var marketList: (@Sendable (ExchangeClient) -> any MarketListSource)?
+    package var volumes: (@Sendable (ExchangeClient) -> any MarketVolumeSource)?
 
     package init(
         catalog: ExchangeCatalog.Entry, marketID: @escaping @Sendable (MarketPair) -> String,
         makeQuoteSource: @escaping @Sendable (ExchangeSettings, HTTPFetcher) -> any QuoteSource,
         decodeTickers: @escaping @Sendable (Data, Set<MarketPair>, Date) throws(SourceError) -> [Quote],
-        stream: (any ExchangeStreamProtocol)? = nil, wire: ExchangeWireKit
+        stream: (any ExchangeStreamProtocol)? = nil, wire: ExchangeWireKit,
+        marketList: (@Sendable (ExchangeClient) -> any MarketListSource)? = nil,
+        volumes: (@Sendable (ExchangeClient) -> any MarketVolumeSource)? = nil
     ) {
         self.catalog = catalog
         self.marketID = marketID
@@ -33,6 +39,8 @@ package struct ExchangeDescriptor: Sendable {
         self.decodeTickers = decodeTickers
         self.stream = stream
         self.wire = wire
+        self.marketList = marketList
+        self.volumes = volumes
     }
 
     package var id: ExchangeID { catalog.id }

@@ -10,5 +10,7 @@ package enum BinanceExchange {
         makeQuoteSource: { BinanceTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try BinanceTickerSource.decode(body, watched: watched, receivedAt: at) },
         stream: BinanceStream(),
-        wire: BinanceWire.kit)
+        wire: BinanceWire.kit,
+        marketList: { BinanceMarketList(client: $0) },
+        volumes: { BinanceVolumes(client: $0) })
 }

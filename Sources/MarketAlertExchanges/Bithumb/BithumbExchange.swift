@@ -18,5 +18,7 @@ package enum BithumbExchange {
             return result
         },
         stream: BithumbStream(),
-        wire: BithumbWire.kit)
+        wire: BithumbWire.kit,
+        marketList: { BithumbMarketList(client: $0) },
+        volumes: { BithumbVolumes(client: $0) })
 }

@@ -20,16 +20,12 @@ extension MarketListSource {
     }
 }
 
-/// The market-list sources the daemon has, by exchange (`ListingSettings.supportedExchanges`).
+/// The market-list sources the daemon has: each exchange's descriptor names its own (`marketList`).
 package enum MarketListSources {
-    package static func make(_ settings: ExchangeSettings, fetcher: HTTPFetcher) -> (any MarketListSource)? {
-        let client = ExchangeClient(exchange: settings.id, settings: settings, fetcher: fetcher)
-        switch settings.id {
-        case .upbit: return UpbitMarketList(client: client)
-        case .bithumb: return BithumbMarketList(client: client)
-        case .binance: return BinanceMarketList(client: client)
-        default: return nil
-        }
+    package static func make(
+        _ settings: ExchangeSettings, fetcher: HTTPFetcher, registry: ExchangeRegistry = .standard
+    ) -> (any MarketListSource)? {
+        registry[settings.id]?.marketList.map { $0(ExchangeClient(exchange: settings.id, settings: settings, fetcher: fetcher)) }
     }
 
     /// The `.empty` error of a list without markets.

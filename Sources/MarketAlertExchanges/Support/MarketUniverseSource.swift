@@ -30,16 +30,15 @@ package struct ListedMarketUniverse: MarketUniverseSource {
     }
 }
 
-/// The universe sources the daemon has, by exchange (`AssetSelection.universeExchanges`).
+/// The universe sources the daemon has: an exchange's market list joined with its volumes, both named by
+/// its descriptor.
 package enum MarketUniverseSources {
-    package static func make(_ settings: ExchangeSettings, fetcher: HTTPFetcher) -> (any MarketUniverseSource)? {
+    package static func make(
+        _ settings: ExchangeSettings, fetcher: HTTPFetcher, registry: ExchangeRegistry = .standard
+    ) -> (any MarketUniverseSource)? {
+        guard let descriptor = registry[settings.id], let list = descriptor.marketList, let volumes = descriptor.volumes else { return nil }
         let client = ExchangeClient(exchange: settings.id, settings: settings, fetcher: fetcher)
-        switch settings.id {
-        case .upbit: return ListedMarketUniverse(list: UpbitMarketList(client: client), volumes: UpbitVolumes(client: client))
-        case .bithumb: return ListedMarketUniverse(list: BithumbMarketList(client: client), volumes: BithumbVolumes(client: client))
-        case .binance: return ListedMarketUniverse(list: BinanceMarketList(client: client), volumes: BinanceVolumes(client: client))
-        default: return nil
-        }
+        return ListedMarketUniverse(list: list(client), volumes: volumes(client))
     }
 }
 

@@ -10,5 +10,7 @@ package enum UpbitExchange {
         makeQuoteSource: { UpbitTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try UpbitTickerSource.decode(body, watched: watched, receivedAt: at) },
         stream: UpbitStream(),
-        wire: UpbitWire.kit)
+        wire: UpbitWire.kit,
+        marketList: { UpbitMarketList(client: $0) },
+        volumes: { UpbitVolumes(client: $0) })
 }
