@@ -17,7 +17,13 @@ extension TransferSettings {
                     continue
                 }
                 guard let sub = ConfigTable(entry.value, path: path, diagnostics: keys.diagnosticsSink) else { continue }
-                if let key = TransferKeySettings.read(sub) { settings.keys[known.id] = key }
+                if let key = TransferKeySettings.read(sub) {
+                    if TransferKeySettings.passphraseExchanges.contains(known.id), key.passphraseEnv == nil {
+                        sub.error("passphrase_env", "required for \(known.id.rawValue): its API keys have a passphrase")
+                    } else {
+                        settings.keys[known.id] = key
+                    }
+                }
                 sub.finish()
             }
         }

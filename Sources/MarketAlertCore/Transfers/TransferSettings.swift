@@ -24,6 +24,9 @@ package struct TransferKeySettings: Sendable, Equatable {
     package var secretKeyEnv: String
     package var passphraseEnv: String?
 
+    /// The exchanges whose keys carry a passphrase (OKX's `OK-ACCESS-PASSPHRASE`): `passphrase_env` is required.
+    package static let passphraseExchanges: Set<ExchangeID> = [.okx]
+
     package init(accessKeyEnv: String, secretKeyEnv: String, passphraseEnv: String? = nil) {
         self.accessKeyEnv = accessKeyEnv
         self.secretKeyEnv = secretKeyEnv

@@ -44,7 +44,15 @@ package actor TransferPoller {
                     logger.warning("transfers: the secrets \(key.accessKeyEnv) and \(key.secretKeyEnv) are not both set; \(exchange) stays unknown")
                     continue
                 }
-                credentials = TransferCredentials(accessKey: access, secretKey: secret, passphrase: key.passphraseEnv.flatMap(secrets.resolve))
+                var passphrase: String?
+                if let name = key.passphraseEnv {
+                    guard let value = secrets.resolve(name) else {
+                        logger.warning("transfers: the secret \(name) (the key's passphrase) is not set; \(exchange) stays unknown")
+                        continue
+                    }
+                    passphrase = value
+                }
+                credentials = TransferCredentials(accessKey: access, secretKey: secret, passphrase: passphrase)
             }
             let source = TransferStatusSource(
                 adapter: adapter, settings: exchangeSettings, fetcher: fetcher, credentials: credentials, signer: .hmacSHA256)

@@ -1,6 +1,7 @@
 import Foundation
 import MarketAlertConfigReader
 import MarketAlertCore
+import MarketAlertIO
 import Testing
 
 /// v3 `transfers:`: poll interval, read-only keys per exchange, notify; what a rule's `transfers` becomes
@@ -64,5 +65,26 @@ import Testing
         #expect(text.contains("transfers.notify: expected true or false"))
         #expect(text.contains("transfers.colour: unknown key"))
         #expect(text.contains("transfers.poll_interval: must be at least 10s"))
+    }
+
+    /// OKX keys have a passphrase: without `passphrase_env` the key is an error naming it; with it, the
+    /// three secrets are read, and check-config names each one that is not set.
+    @Test func okxKeysNeedTheirPassphrase() throws {
+        let okxBase = Self.base.replacingOccurrences(of: "  binance: {}\n", with: "  binance: {}\n  okx: {}\n  bybit: {}\n")
+        let missing = okxBase + """
+            transfers:
+              keys:
+                okx: { access_key_env: OKX_KEY, secret_key_env: OKX_SECRET }
+                bybit: { access_key_env: BYBIT_KEY, secret_key_env: BYBIT_SECRET }
+            """
+        let error = try #require(throws: ConfigError.self) { try ConfigLoader.parse(yaml: missing) }
+        #expect(error.description.contains("transfers.keys.okx.passphrase_env: required for okx"), "\(error.description)")
+        #expect(!error.description.contains("transfers.keys.bybit"), "Bybit's keys have no passphrase")
+
+        let given = missing.replacingOccurrences(of: "secret_key_env: OKX_SECRET }", with: "secret_key_env: OKX_SECRET, passphrase_env: OKX_PASS }")
+        let settings = try ConfigLoader.parse(yaml: given).settings
+        #expect(settings.transfers?.keys[.okx] == TransferKeySettings(accessKeyEnv: "OKX_KEY", secretKeyEnv: "OKX_SECRET", passphraseEnv: "OKX_PASS"))
+        let warnings = SecretChecks.warnings(settings, secrets: SecretResolver(environment: ["OKX_KEY": "k-123456789", "OKX_SECRET": "s-123456789"]))
+        #expect(warnings.contains { $0.hasPrefix("transfers.keys.okx.passphrase_env: secret OKX_PASS is not set") }, "\(warnings)")
     }
 }
