@@ -10,6 +10,7 @@ package enum TransferStatusRegistry {
             BinanceTransferStatus.adapter, UpbitTransferStatus.adapter, BitgetTransferStatus.adapter, CoinbaseTransferStatus.adapter,
             CoinoneTransferStatus.adapter, GateTransferStatus.adapter, KuCoinTransferStatus.adapter, HTXTransferStatus.adapter,
             KrakenTransferStatus.adapter,
+            OKXTransferStatus.adapter, BybitTransferStatus.adapter,
         ] {
             byID[adapter.exchange] = adapter
         }

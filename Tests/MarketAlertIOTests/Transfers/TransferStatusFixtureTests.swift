@@ -26,6 +26,8 @@ import Testing
         Case(fixture: "bitget/v2-spot-public-coins-NEIROETH-ccxtsrc.json", exchange: .bitget, asset: "NEIROETH"),
         Case(fixture: "coinone/v2-currencies-MATIC-ccxtsrc.json", exchange: .coinone, asset: "MATIC"),
         Case(fixture: "coinbase/currencies-USDT-ccxtsrc.json", exchange: .coinbase, asset: "USDT", oracleHasDirections: false),
+        Case(fixture: "okx/asset-currencies-USDT-ccxtsrc.json", exchange: .okx, asset: "USDT"),
+        Case(fixture: "bybit/asset-coin-query-info-BTC-ccxtsrc.json", exchange: .bybit, asset: "BTC"),
     ]
 
     struct Oracle: Decodable {
@@ -115,7 +117,7 @@ import Testing
         #expect(TransferStatusRegistry[.upbit]?.access == .apiKey)
     }
 
-    @Test(arguments: [ExchangeID.gate, .htx, .kucoin, .bitget, .coinone, .coinbase, .binance, .upbit, .kraken])
+    @Test(arguments: [ExchangeID.gate, .htx, .kucoin, .bitget, .coinone, .coinbase, .binance, .upbit, .kraken, .okx, .bybit])
     func badBodiesAreErrorsNamingTheSource(_ exchange: ExchangeID) throws {
         for body in ["<html>down</html>", "{", "[]", "{\"code\":\"500\",\"msg\":\"busy\"}", "null"] {
             #expect(throws: SourceError.self, "\(exchange): \(body)") { try Self.decode(exchange, Data(body.utf8), assets: ["BTC"]) }
