@@ -26,6 +26,7 @@ import Testing
         Case(fixture: "bitget/v2-spot-public-coins-NEIROETH-ccxtsrc.json", exchange: .bitget, asset: "NEIROETH"),
         Case(fixture: "coinone/v2-currencies-MATIC-ccxtsrc.json", exchange: .coinone, asset: "MATIC"),
         Case(fixture: "coinbase/currencies-USDT-ccxtsrc.json", exchange: .coinbase, asset: "USDT", oracleHasDirections: false),
+        Case(fixture: "bitfinex/conf-tx-method-status-bitfinexnet.json", exchange: .bitfinex, asset: "DOT"),
         Case(fixture: "okx/asset-currencies-USDT-ccxtsrc.json", exchange: .okx, asset: "USDT"),
         Case(fixture: "bybit/asset-coin-query-info-BTC-ccxtsrc.json", exchange: .bybit, asset: "BTC"),
     ]
@@ -117,7 +118,7 @@ import Testing
         #expect(TransferStatusRegistry[.upbit]?.access == .apiKey)
     }
 
-    @Test(arguments: [ExchangeID.gate, .htx, .kucoin, .bitget, .coinone, .coinbase, .binance, .upbit, .kraken, .okx, .bybit])
+    @Test(arguments: [ExchangeID.gate, .htx, .kucoin, .bitget, .coinone, .coinbase, .binance, .upbit, .kraken, .bitfinex, .okx, .bybit])
     func badBodiesAreErrorsNamingTheSource(_ exchange: ExchangeID) throws {
         for body in ["<html>down</html>", "{", "[]", "{\"code\":\"500\",\"msg\":\"busy\"}", "null"] {
             #expect(throws: SourceError.self, "\(exchange): \(body)") { try Self.decode(exchange, Data(body.utf8), assets: ["BTC"]) }
