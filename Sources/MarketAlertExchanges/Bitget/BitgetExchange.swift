@@ -10,5 +10,7 @@ package enum BitgetExchange {
         makeQuoteSource: { BitgetTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try BitgetTickerSource.decode(body, watched: watched, receivedAt: at) },
         stream: BitgetStream(),
-        wire: BitgetWire.kit)
+        wire: BitgetWire.kit,
+        marketList: { BitgetMarketList(client: $0) },
+        volumes: { BitgetVolumes(client: $0) })
 }

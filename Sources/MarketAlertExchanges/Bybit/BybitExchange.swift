@@ -10,5 +10,7 @@ package enum BybitExchange {
         makeQuoteSource: { BybitTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try BybitTickerSource.decode(body, watched: watched, receivedAt: at) },
         stream: BybitStream(),
-        wire: BybitWire.kit)
+        wire: BybitWire.kit,
+        marketList: { BybitMarketList(client: $0) },
+        volumes: { BybitVolumes(client: $0) })
 }

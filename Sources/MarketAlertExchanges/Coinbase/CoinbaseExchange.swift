@@ -12,5 +12,7 @@ package enum CoinbaseExchange {
             try watched.map { pair throws(SourceError) in try CoinbaseTickerSource.decode(body, product: pair, receivedAt: at) }
         },
         stream: CoinbaseStream(),
-        wire: CoinbaseWire.kit)
+        wire: CoinbaseWire.kit,
+        marketList: { CoinbaseMarketList(client: $0) },
+        volumes: { CoinbaseVolumes(client: $0) })
 }

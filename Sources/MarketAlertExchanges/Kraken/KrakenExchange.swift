@@ -10,5 +10,7 @@ package enum KrakenExchange {
         makeQuoteSource: { KrakenTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try KrakenTickerSource.decode(body, watched: watched, receivedAt: at) },
         stream: KrakenStream(),
-        wire: KrakenWire.kit)
+        wire: KrakenWire.kit,
+        marketList: { KrakenMarketList(client: $0) },
+        volumes: { KrakenVolumes(client: $0) })
 }

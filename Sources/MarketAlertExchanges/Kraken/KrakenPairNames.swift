@@ -14,6 +14,12 @@ package enum KrakenPairNames {
         return aliases[upper] ?? upper
     }
 
+    /// Kraken's code as ours: `XBT` → `BTC`, `XDG` → `DOGE`, others upper-cased and unchanged.
+    package static func ourAsset(_ code: String) -> String {
+        let upper = code.uppercased()
+        return aliases.first { $0.value == upper }?.key ?? upper
+    }
+
     /// The pair name to request (`XBTUSD`).
     package static func requestName(_ pair: MarketPair) -> String { assetCode(pair.base) + assetCode(pair.quote) }
 

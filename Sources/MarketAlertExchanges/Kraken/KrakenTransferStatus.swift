@@ -27,13 +27,7 @@ package enum KrakenTransferStatus {
     }
 
     /// Kraken's code as ours: `XBT` → `BTC`, `XDG` → `DOGE`, others unchanged.
-    static func ours(_ code: String) -> String {
-        switch code.uppercased() {
-        case "XBT": "BTC"
-        case "XDG": "DOGE"
-        default: code.uppercased()
-        }
-    }
+    static func ours(_ code: String) -> String { KrakenPairNames.ourAsset(code) }
 
     private static func states(_ status: String?) -> (TransferState, TransferState) {
         switch status {

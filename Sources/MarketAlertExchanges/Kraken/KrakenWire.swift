@@ -8,9 +8,10 @@ package enum KrakenWire {
     package static let kit = ExchangeWireKit(
         homeQuote: "USDT", recordedQuote: "USD",
         rest: RESTPeer(
-            paths: [path], shapes: [],
+            paths: [path, assetPairsPath], shapes: [RecordedShape(fixture: "kraken/public-AssetPairs-ccxtsrc.json", text: recordedPair)],
             body: { rows, _ in body(rows.map { (KrakenPairNames.requestName($0.pair), $0) }) },
             answer: { request, book in
+                if request.path == assetPairsPath { return .json(assetPairs((book.live().map(\.row) + book.others).map(\.pair))) }
                 guard request.path == path else { return nil }
                 let names = request.listValue("pair")
                 // Without `pair`, Kraken answers every pair it lists (what the source reads after a refusal).
@@ -20,9 +21,26 @@ package enum KrakenWire {
                 let rows = names.compactMap { name in book.row(name).map { (name, $0) } }
                 guard !names.isEmpty, rows.count == names.count else { return .json(#"{"error":["EQuery:Unknown asset pair"]}"#) }
                 return .json(body(rows))
-            }),
+            },
+            startsPoll: { request, _ in request.path == path ? true : request.path == assetPairsPath ? false : nil }),
         stream: StreamPeer(path: "/v2", tickerFrame: frame, persona: persona),
         fixtures: WireFixtures(rest: "kraken", stream: "streams/kraken"))
+
+    /// The market list (`KrakenMarketList`): every listed pair under the name its tickers answer under, with
+    /// the `wsname` in Kraken's codes (`XBT/USD`) and `status` `online`.
+    static let assetPairsPath = "/0/public/AssetPairs"
+
+    /// `kraken/public-AssetPairs-ccxtsrc.json`.
+    static let recordedPair = #"{"error":[],"result":{"ADAETH":{"altname":"ADAETH","wsname":"ADA/ETH","aclass_base":"currency","base":"ADA","aclass_quote":"currency","quote":"XETH","lot":"unit","pair_decimals":7,"lot_decimals":8,"lot_multiplier":1,"leverage_buy":[],"leverage_sell":[],"fees":[[0,0.26],[50000,0.24],[100000,0.22],[250000,0.2],[500000,0.18],[1000000,0.16],[2500000,0.14],[5000000,0.12],[10000000,0.1]],"fees_maker":[[0,0.16],[50000,0.14],[100000,0.12],[250000,0.1],[500000,0.08],[1000000,0.06],[2500000,0.04],[5000000,0.02],[10000000,0]],"fee_volume_currency":"ZUSD","margin_call":80,"margin_stop":40,"ordermin":"1"}}}"#
+
+    static func assetPairs(_ pairs: [MarketPair]) -> String {
+        let rows = pairs.map { pair in
+            let name = KrakenPairNames.requestName(pair)
+            let (base, quote) = (KrakenPairNames.assetCode(pair.base), KrakenPairNames.assetCode(pair.quote))
+            return #""\#(name)":{"altname":"\#(name)","wsname":"\#(base)/\#(quote)","aclass_base":"currency","base":"\#(base)","aclass_quote":"currency","quote":"\#(quote)","lot":"unit","pair_decimals":7,"lot_decimals":8,"lot_multiplier":1,"fee_volume_currency":"ZUSD","ordermin":"1","status":"online"}"#
+        }
+        return #"{"error":[],"result":{"# + rows.joined(separator: ",") + "}}"
+    }
 
     static let path = "/0/public/Ticker"
 

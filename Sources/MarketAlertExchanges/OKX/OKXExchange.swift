@@ -10,5 +10,7 @@ package enum OKXExchange {
         makeQuoteSource: { OKXTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try OKXTickerSource.decode(body, watched: watched, receivedAt: at) },
         stream: OKXStream(),
-        wire: OKXWire.kit)
+        wire: OKXWire.kit,
+        marketList: { OKXMarketList(client: $0) },
+        volumes: { OKXVolumes(client: $0) })
 }

@@ -7,11 +7,21 @@ package enum OKXWire {
     package static let kit = ExchangeWireKit(
         homeQuote: "USDT", recordedQuote: "USDT",
         rest: RESTPeer(
-            paths: [path], shapes: [RecordedShape(fixture: "okx/market-tickers-SPOT-ccxtsrc.json", text: envelope.recorded)],
+            paths: [path, instrumentsPath],
+            shapes: [
+                RecordedShape(fixture: "okx/market-tickers-SPOT-ccxtsrc.json", text: envelope.recorded),
+                RecordedShape(fixture: "okx/public-instruments-SPOT-ccxtsrc.json", text: instruments.recorded),
+            ],
             body: { rows, _ in envelope.body(rows: rows.map(row)) },
             answer: { request, book in
-                request.path == path ? .json(envelope.body(rows: (book.live().map(\.row) + book.others).map(row))) : nil
-            }),
+                let rows = { book.live().map(\.row) + book.others }
+                switch request.path {
+                case path: return .json(envelope.body(rows: rows().map(row)))
+                case instrumentsPath: return .json(instruments.body(rows: rows().map(instrument)))
+                default: return nil
+                }
+            },
+            startsPoll: { request, _ in request.path == path ? true : request.path == instrumentsPath ? false : nil }),
         stream: StreamPeer(path: "/ws/v5/public", tickerFrame: frame, persona: persona),
         fixtures: WireFixtures(rest: "okx", stream: "streams/okx"))
 
@@ -21,6 +31,18 @@ package enum OKXWire {
     static let envelope = ListEnvelope(
         constant: #"{"code":"0","msg":"","data":[{"instType":"SPOT","instId":"BCD-BTC","last":"0.0000769","lastSz":"5.4788","askPx":"0.0000777","askSz":"3.2197","bidPx":"0.0000757","bidSz":"4.7509","open24h":"0.0000885","high24h":"0.0000917","low24h":"0.0000596","volCcy24h":"9.2877","vol24h":"124824.1985","ts":"1621441741434","sodUtc0":"0.0000905","sodUtc8":"0.0000729"}]}"#,
         listKey: "data")
+
+    /// The market list (`OKXMarketList`): every listed market as a live spot instrument.
+    static let instrumentsPath = "/api/v5/public/instruments"
+
+    /// `okx/public-instruments-SPOT-ccxtsrc.json`.
+    static let instruments = ListEnvelope(
+        constant: #"{"code":"0","data":[{"alias":"","baseCcy":"BTC","category":"1","ctMult":"","ctType":"","ctVal":"","ctValCcy":"","expTime":"","instId":"BTC-USDT","instType":"SPOT","lever":"10","listTime":"1548133413000","lotSz":"0.00000001","minSz":"0.00001","optType":"","quoteCcy":"USDT","settleCcy":"","state":"live","stk":"","tickSz":"0.1","uly":""}],"msg":""}"#,
+        listKey: "data")
+
+    static func instrument(_ m: WireRow) -> String {
+        instruments.row.render(["instId": "\(m.base)-\(m.quote)".quoted, "baseCcy": m.base.quoted, "quoteCcy": m.quote.quoted])
+    }
 
     static func row(_ m: WireRow) -> String {
         let t = DecimalFormat.trimmed

@@ -27,6 +27,18 @@ package struct CodeMessageEnvelope {
         return list
     }
 
+    /// Every row of `body`, for the whole-market reads (market lists, bulk volumes): a failure code is `.api`,
+    /// a missing `data` `.decode`.
+    package func allRows<Row: Decodable>(_ row: Row.Type, in body: Data) throws(SourceError) -> [Row] {
+        let source = exchange.rawValue
+        let envelope = try ExchangeJSON.decode(Wire<Row>.self, from: body, source: source)
+        if let error = error(envelope) { throw error }
+        guard let list = envelope.data else {
+            throw SourceError(source: source, kind: .decode, message: "data: missing")
+        }
+        return list
+    }
+
     /// The `.api` error in a body (of a 4xx answer) that is this envelope with a failure code.
     package func apiError<Row: Decodable>(in body: Data, rows: Row.Type) -> SourceError? {
         guard let envelope = try? JSONDecoder().decode(Wire<Row>.self, from: body) else { return nil }

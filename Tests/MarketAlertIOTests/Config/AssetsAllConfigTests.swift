@@ -87,8 +87,10 @@ import Testing
     }
 
     @Test func anExchangeWhoseListCannotBeReadIsWarnedAbout() {
-        let found = issues("      assets: all", head: head.replacingOccurrences(of: "[upbit, bithumb, binance]", with: "[upbit, okx]"))
+        // HTX's list is not read yet (okx's is, since #28).
+        let readable = head.replacingOccurrences(of: "  okx:", with: "  htx:")
+        let found = issues("      assets: all", head: readable.replacingOccurrences(of: "[upbit, bithumb, binance]", with: "[upbit, htx]"))
         #expect(found.errors.isEmpty)
-        #expect(found.warnings.contains { $0.hasPrefix("premium.rules[0].assets: the market lists of okx cannot be read") })
+        #expect(found.warnings.contains { $0.hasPrefix("premium.rules[0].assets: the market lists of htx cannot be read") })
     }
 }

@@ -175,6 +175,11 @@ import Testing
         "binance/capital-config-getall-BAT-ccxtsrc.json": "TransferStatusFixtureTests",
         "upbit/market-all-row-coincenter.json": "MarketListDecodeTests",
         "binance/exchangeInfo-20180312-gobinance.json": "MarketListDecodeTests",
+        "okx/public-instruments-SPOT-ccxtsrc.json": "MarketListDecodeTests",
+        "bybit/market-instruments-info-spot-ccxtsrc.json": "MarketListDecodeTests",
+        "bitget/spot-public-symbols-ccxtsrc.json": "MarketListDecodeTests",
+        "kraken/public-AssetPairs-ccxtsrc.json": "MarketListDecodeTests",
+        "coinbase/products-ccxtsrc.json": "MarketListDecodeTests",
     ]
 
     /// A new fixture must get a case above, or an entry in `decodedElsewhere` naming the suite that decodes it.
