@@ -9,7 +9,7 @@ package enum TransferStatusRegistry {
         for adapter in [
             BinanceTransferStatus.adapter, UpbitTransferStatus.adapter, BitgetTransferStatus.adapter, CoinbaseTransferStatus.adapter,
             CoinoneTransferStatus.adapter, GateTransferStatus.adapter, KuCoinTransferStatus.adapter, HTXTransferStatus.adapter,
-            KrakenTransferStatus.adapter, BitfinexTransferStatus.adapter,
+            KrakenTransferStatus.adapter, BitfinexTransferStatus.adapter, BithumbTransferStatus.adapter,
             OKXTransferStatus.adapter, BybitTransferStatus.adapter,
         ] {
             byID[adapter.exchange] = adapter

@@ -118,7 +118,7 @@ import Testing
         #expect(TransferStatusRegistry[.upbit]?.access == .apiKey)
     }
 
-    @Test(arguments: [ExchangeID.gate, .htx, .kucoin, .bitget, .coinone, .coinbase, .binance, .upbit, .kraken, .bitfinex, .okx, .bybit])
+    @Test(arguments: [ExchangeID.gate, .htx, .kucoin, .bitget, .coinone, .coinbase, .binance, .upbit, .kraken, .bitfinex, .okx, .bybit, .bithumb])
     func badBodiesAreErrorsNamingTheSource(_ exchange: ExchangeID) throws {
         for body in ["<html>down</html>", "{", "[]", "{\"code\":\"500\",\"msg\":\"busy\"}", "null"] {
             #expect(throws: SourceError.self, "\(exchange): \(body)") { try Self.decode(exchange, Data(body.utf8), assets: ["BTC"]) }
