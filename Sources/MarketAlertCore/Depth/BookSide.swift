@@ -70,6 +70,25 @@ package struct BookSide: Sendable, Equatable {
         sizes.append(contentsOf: other.sizes)
     }
 
+    /// Keeps the best `count` levels (the rest removed), storage kept.
+    package mutating func keepFirst(_ count: Int) {
+        guard count < prices.count else { return }
+        prices.removeLast(prices.count - max(0, count))
+        sizes.removeLast(sizes.count - max(0, count))
+    }
+
+    /// Adds a level worse than every held one, as a source that holds its levels in order hands them over
+    /// (no search). False for a level `set` would refuse, and for one out of order or beyond `capacity`.
+    @discardableResult
+    package mutating func append(price: Double, size: Double) -> Bool {
+        guard price.isFinite, price > 0, size.isFinite, size > 0, prices.count < capacity,
+              prices.last.map({ better($0, price) }) ?? true
+        else { return false }
+        prices.append(price)
+        sizes.append(size)
+        return true
+    }
+
     /// Empties the side, keeping its storage.
     package mutating func removeAll() {
         prices.removeAll(keepingCapacity: true)

@@ -54,6 +54,30 @@ package struct OrderBook: Sendable, Equatable {
         refused = nil
     }
 
+    /// Starts a snapshot that keeps the levels the book holds, for a source whose levels mostly stay the same
+    /// (a kept book published after each message): the caller cuts each side where it first differs
+    /// (`keepFirst`) and appends the snapshot's levels from there (`append`); `commit` ends it as a snapshot.
+    package mutating func beginSnapshotKeepingLevels() {
+        isSynced = false
+        refused = nil
+    }
+
+    /// Keeps the best `count` levels of one side.
+    package mutating func keepFirst(_ count: Int, bid: Bool) {
+        if bid { bids.keepFirst(count) } else { asks.keepFirst(count) }
+    }
+
+    /// Appends a level worse than every held one of its side (a snapshot handed over in order). A level that
+    /// is not one (out of order, not positive and finite, beyond the capacity) marks the book out of sync.
+    @discardableResult
+    package mutating func append(bid: Bool, price: Double, size: Double) -> Fault? {
+        let ok = bid ? bids.append(price: price, size: size) : asks.append(price: price, size: size)
+        if ok { return nil }
+        isSynced = false
+        refused = .invalidLevel
+        return .invalidLevel
+    }
+
     /// Sets one level (size 0 removes it). A level no exchange may send marks the book out of sync.
     @discardableResult
     package mutating func set(bid: Bool, price: Double, size: Double) -> Fault? {

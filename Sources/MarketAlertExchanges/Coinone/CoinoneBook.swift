@@ -56,13 +56,20 @@ extension CoinoneStream {
     /// Sets every `{"price","qty"}` level of one side. False when the list is not that shape.
     private static func side(_ json: JSONBytes, _ list: JSONBytes.Value, bid: Bool, _ index: Int, into table: inout StreamMarketTable) -> Bool {
         var shapeOK = true
-        let end = json.elements(ofArrayAt: list.start) { level in
-            guard level.kind == .object, let price = json.member("price", ofObjectAt: level.start),
-                  let qty = json.member("qty", ofObjectAt: level.start)
-            else { shapeOK = false; return false }
+        // One scan per byte (`walkElements`, `walkMembers`): each level is read where it is walked.
+        let end = json.walkElements(ofArrayAt: list.start) { level in
+            var price: JSONBytes.Value?
+            var qty: JSONBytes.Value?
+            let levelEnd = level.kind != .object ? nil : json.walkMembers(ofObjectAt: level.start) { start, end, field in
+                // The first of each, as `member(_:ofObjectAt:)` reads them.
+                if price == nil, json.matches(start, end, "price") { price = field }
+                else if qty == nil, json.matches(start, end, "qty") { qty = field }
+                return .next
+            }
+            guard let levelEnd, let price, let qty else { shapeOK = false; return .stop }
             // An unusable number makes the level invalid, which the commit refuses (the whole push).
             table.setBookLevel(index, bid: bid, price: json.quantity(price) ?? -1, size: json.quantity(qty) ?? -1)
-            return true
+            return .walked(levelEnd)
         }
         return shapeOK && end != nil
     }

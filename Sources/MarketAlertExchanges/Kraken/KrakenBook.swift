@@ -26,18 +26,19 @@ package enum KrakenBook {
         defer { books.release(into: &table) }
         var outcome = StreamFrame.dropped(.malformed)
         var applied = false
-        json.elements(ofArrayAt: data.start) { row in
-            guard row.kind == .object else { return false }
-            let result = applyRow(json, row, snapshot: snapshot, depth: depth, receivedAt: receivedAt, books: &books, table: &table)
+        _ = json.walkElements(ofArrayAt: data.start) { row in
+            guard row.kind == .object else { return .stop }
+            var rowEnd: Int?
+            let result = applyRow(json, row, snapshot: snapshot, depth: depth, receivedAt: receivedAt, books: &books, table: &table, end: &rowEnd)
             if result == .data { applied = true } else if !applied { outcome = result }
-            return true
+            return .walked(rowEnd ?? json.value(at: row.start)?.1)
         }
         return applied ? .data : outcome
     }
 
     private static func applyRow(
         _ json: JSONBytes, _ row: JSONBytes.Value, snapshot: Bool, depth: Int, receivedAt: Date,
-        books: inout TextBooks, table: inout StreamMarketTable
+        books: inout TextBooks, table: inout StreamMarketTable, end rowEnd: inout Int?
     ) -> StreamFrame {
         guard let symbol = json.member("symbol", ofObjectAt: row.start), symbol.kind == .string else { return .dropped(.malformed) }
         guard let index = table.index(of: json.slice(symbol)) else { return .unwatched }
@@ -45,26 +46,32 @@ package enum KrakenBook {
         var time: Date?
         var sent: Int64?
         var usable = true
-        json.members(ofObjectAt: row.start) { start, end, value in
+        // One scan per byte (`walkMembers`, `walkElements`): each side and level is read where it is walked.
+        rowEnd = json.walkMembers(ofObjectAt: row.start) { start, end, value in
             if json.matches(start, end, "asks") || json.matches(start, end, "bids") {
                 let bid = json.matches(start, end, "bids")
-                guard value.kind == .array else { usable = false; return false }
-                json.elements(ofArrayAt: value.start) { level in
-                    guard level.kind == .object, let price = json.member("price", ofObjectAt: level.start),
-                          let qty = json.member("qty", ofObjectAt: level.start),
-                          books.set(index, bid: bid, json, price: price, size: qty, losesDropped: false)
-                    else {
-                        usable = false
-                        return false
+                guard value.kind == .array else { usable = false; return .stop }
+                return .walked(json.walkElements(ofArrayAt: value.start) { level in
+                    var price: JSONBytes.Value?
+                    var qty: JSONBytes.Value?
+                    let levelEnd = level.kind != .object ? nil : json.walkMembers(ofObjectAt: level.start) { start, end, field in
+                        // The first of each, as `member(_:ofObjectAt:)` reads them.
+                        if price == nil, json.matches(start, end, "price") { price = field }
+                        else if qty == nil, json.matches(start, end, "qty") { qty = field }
+                        return .next
                     }
-                    return true
-                }
+                    guard let levelEnd, let price, let qty, books.set(index, bid: bid, json, price: price, size: qty, losesDropped: false) else {
+                        usable = false
+                        return .stop
+                    }
+                    return .walked(levelEnd)
+                })
             } else if json.matches(start, end, "checksum") {
                 sent = json.checksum(value)
             } else if json.matches(start, end, "timestamp") {
                 time = KrakenTime.date(json.slice(value))
             }
-            return usable
+            return .next
         }
         guard usable else {
             books.fail(index)

@@ -146,19 +146,11 @@ extension StreamMarketTable {
     package mutating func setBookLevels(_ index: Int, _ json: JSONBytes, _ levels: JSONBytes.Value, bid: Bool) -> Bool {
         guard levels.kind == .array else { return false }
         var shapeOK = true
-        let end = json.elements(ofArrayAt: levels.start) { level in
-            guard level.kind == .array else { shapeOK = false; return false }
-            var count = 0
-            var price = -1.0
-            var size = -1.0
-            json.elements(ofArrayAt: level.start) { part in
-                if count == 0 { price = json.quantity(part) ?? -1 } else if count == 1 { size = json.quantity(part) ?? -1 }
-                count += 1
-                return true
-            }
-            guard count >= 2 else { shapeOK = false; return false }
-            setBookLevel(index, bid: bid, price: price, size: size)
-            return true
+        // One scan per byte: each level is read where it is walked (`walkElements`, `pair`).
+        let end = json.walkElements(ofArrayAt: levels.start) { level in
+            guard level.kind == .array, let (price, size, levelEnd) = json.pair(level) else { shapeOK = false; return .stop }
+            setBookLevel(index, bid: bid, price: json.quantity(price) ?? -1, size: json.quantity(size) ?? -1)
+            return .walked(levelEnd)
         }
         return shapeOK && end != nil
     }

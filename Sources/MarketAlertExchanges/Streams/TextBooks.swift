@@ -199,49 +199,71 @@ package struct TextBooks: Sendable {
     /// OKX's and Bitget's checksum: the top `depth` levels interleaved best bid, best ask, second bid, …
     /// (a side that has run out is skipped), each `price:size` as sent, all joined by `:`; CRC-32.
     package func interleavedChecksum(_ market: Int, depth: Int = 25) -> UInt32 {
-        var crc = CRC32()
-        var first = true
         let bids = min(depth, count(market, bid: true))
         let asks = min(depth, count(market, bid: false))
-        for level in 0..<max(bids, asks) {
-            for side in 0..<2 where level < (side == 0 ? bids : asks) {
-                let bid = side == 0
-                withLevel(market, bid: bid, level) { _, _, priceText, sizeText in
-                    if !first { crc.update(byte: UInt8(ascii: ":")) }
-                    first = false
-                    crc.update(priceText)
-                    crc.update(byte: UInt8(ascii: ":"))
-                    crc.update(sizeText)
+        // The text is gathered on the stack and checked in one call: zlib's `crc32` per level text (100 calls
+        // for 25 levels a side) cost more than the bytes.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: (bids + asks) * (2 * Self.textCapacity + 2)) { buffer in
+            var length = 0
+            func append(_ text: UnsafeRawBufferPointer) {
+                for byte in text {
+                    buffer[length] = byte
+                    length += 1
                 }
             }
+            for level in 0..<max(bids, asks) {
+                for side in 0..<2 where level < (side == 0 ? bids : asks) {
+                    withLevel(market, bid: side == 0, level) { _, _, priceText, sizeText in
+                        if length > 0 {
+                            buffer[length] = UInt8(ascii: ":")
+                            length += 1
+                        }
+                        append(priceText)
+                        buffer[length] = UInt8(ascii: ":")
+                        length += 1
+                        append(sizeText)
+                    }
+                }
+            }
+            return CRC32.checksum(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<length]))
         }
-        return crc.value
     }
 
     /// Kraken's checksum: the top `depth` asks (best first) then the top `depth` bids, each price then size
     /// with the decimal point and the leading zeros removed, concatenated; CRC-32.
     package func krakenChecksum(_ market: Int, depth: Int = 10) -> UInt32 {
-        var crc = CRC32()
-        for side in 0..<2 {
-            let bid = side == 1  // asks first
-            for level in 0..<min(depth, count(market, bid: bid)) {
-                withLevel(market, bid: bid, level) { _, _, priceText, sizeText in
-                    Self.digits(priceText, into: &crc)
-                    Self.digits(sizeText, into: &crc)
+        let levels = min(depth, count(market, bid: false)) + min(depth, count(market, bid: true))
+        // Gathered on the stack and checked in one call (see `interleavedChecksum`).
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: levels * 2 * Self.textCapacity) { buffer in
+            var length = 0
+            for side in 0..<2 {
+                let bid = side == 1  // asks first
+                for level in 0..<min(depth, count(market, bid: bid)) {
+                    withLevel(market, bid: bid, level) { _, _, priceText, sizeText in
+                        Self.digits(priceText, into: buffer, at: &length)
+                        Self.digits(sizeText, into: buffer, at: &length)
+                    }
                 }
             }
+            return CRC32.checksum(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<length]))
         }
-        return crc.value
     }
 
-    /// Feeds `text` without `.` and without leading zeros (`"0.00100000"` → `"100000"`).
-    private static func digits(_ text: UnsafeRawBufferPointer, into crc: inout CRC32) {
+    /// Appends `text` without `.` and without leading zeros (`"0.00100000"` → `"100000"`).
+    private static func digits(_ text: UnsafeRawBufferPointer, into buffer: UnsafeMutableBufferPointer<UInt8>, at length: inout Int) {
         var start = 0
         while start < text.count, text[start] == UInt8(ascii: "0") || text[start] == UInt8(ascii: ".") { start += 1 }
         var end = start
         while end < text.count, text[end] != UInt8(ascii: ".") { end += 1 }
-        crc.update(UnsafeRawBufferPointer(rebasing: text[start..<end]))
-        if end + 1 < text.count { crc.update(UnsafeRawBufferPointer(rebasing: text[(end + 1)...])) }
+        for index in start..<end {
+            buffer[length] = text[index]
+            length += 1
+        }
+        guard end + 1 < text.count else { return }
+        for index in (end + 1)..<text.count {
+            buffer[length] = text[index]
+            length += 1
+        }
     }
 
     // MARK: Publishing
@@ -261,21 +283,24 @@ package struct TextBooks: Sendable {
             Self.lost(market, in: &table, fault: .checksum)
             return .checksum
         }
-        let kept = table.book(market).map { $0.levels * 2 } ?? 0
-        table.beginBookSnapshot(market)
-        for side in 0..<2 {
-            let bid = side == 0
-            for level in 0..<min(kept, count(market, bid: bid)) {
-                withLevel(market, bid: bid, level) { price, size, _, _ in
-                    table.setBookLevel(market, bid: bid, price: price, size: size)
-                }
-            }
-        }
-        // As `commitBook`, but the market's best bid and ask are read from their text as sent
-        // (`Price(bytes:)`), not rebuilt from the doubles through a `String` and a `Decimal` (which allocate).
+        // The book becomes the kept levels as a snapshot, but only the levels from the first that differs are
+        // written: a message changes a few levels, and rewriting all of them (up to 2 × 40) was most of a
+        // small message's time.
         var fault: OrderBook.Fault?
         var synced = false
         table.updateBook(market) { book in
+            book.beginSnapshotKeepingLevels()
+            let kept = book.levels * 2
+            for side in 0..<2 {
+                let bid = side == 0
+                let wanted = min(kept, count(market, bid: bid))
+                let same = agreeing(market, bid: bid, book, upTo: wanted)
+                guard same < wanted || (bid ? book.bids.count : book.asks.count) != wanted else { continue }
+                book.keepFirst(same, bid: bid)
+                for level in same..<wanted {
+                    withLevel(market, bid: bid, level) { price, size, _, _ in _ = book.append(bid: bid, price: price, size: size) }
+                }
+            }
             fault = book.commit(at: time, snapshot: true)
             synced = book.isSynced
         }
@@ -283,11 +308,36 @@ package struct TextBooks: Sendable {
             table.apply(market, exchangeTime: time)  // an unsynced book is handed on too: the engine must stop using it
             return fault
         }
-        let bid = count(market, bid: true) > 0 ? withLevel(market, bid: true, 0) { _, _, text, _ in Price(bytes: text) } : nil
-        let ask = count(market, bid: false) > 0 ? withLevel(market, bid: false, 0) { _, _, text, _ in Price(bytes: text) } : nil
+        // As `commitBook`, but a best bid or ask that moved is read from its text as sent (`Price(bytes:)`), not
+        // rebuilt from the double through a `String` and a `Decimal` (which allocate); one that did not move
+        // stays the `Price` the market has.
+        let held = (bid: table.entries[market].bid, ask: table.entries[market].ask)
+        let bid = count(market, bid: true) == 0 ? nil : withLevel(market, bid: true, 0) { price, _, text, _ in
+            held.bid?.value == price ? held.bid : Price(bytes: text)
+        }
+        let ask = count(market, bid: false) == 0 ? nil : withLevel(market, bid: false, 0) { price, _, text, _ in
+            held.ask?.value == price ? held.ask : Price(bytes: text)
+        }
         table.clear(market, bid: true, ask: true)
         table.apply(market, bid: bid, ask: ask, exchangeTime: time)
         return fault
+    }
+
+    /// How many of the best `wanted` levels of `market`'s side `book` already holds, price and size alike.
+    private func agreeing(_ market: Int, bid: Bool, _ book: OrderBook, upTo wanted: Int) -> Int {
+        let side = bid ? book.bids : book.asks
+        let base = slotOffset(market, bid: bid, 0)
+        return arena.withUnsafeBytes { raw in
+            var same = 0
+            while same < min(wanted, side.count) {
+                let at = base + same * Self.slotBytes
+                guard raw.loadUnaligned(fromByteOffset: at, as: Double.self) == side.prices[same],
+                      raw.loadUnaligned(fromByteOffset: at + 8, as: Double.self) == side.sizes[same]
+                else { break }
+                same += 1
+            }
+            return same
+        }
     }
 }
 

@@ -27,48 +27,51 @@ package enum OKXStyleBooks {
         var books = TextBooks.adopt(from: &table, capacity: capacity(levels: levels))
         defer { books.release(into: &table) }
         var outcome = StreamFrame.dropped(.malformed)
-        json.elements(ofArrayAt: data.start) { row in
-            guard row.kind == .object else { return false }
-            outcome = applyRow(json, row, index, snapshot: snapshot, books: &books, table: &table)
-            return true
+        // One scan per byte (`walkElements`, `walkMembers`): each row, side and level is read where it is walked.
+        _ = json.walkElements(ofArrayAt: data.start) { row in
+            guard row.kind == .object else { return .stop }
+            let (result, end) = applyRow(json, row, index, snapshot: snapshot, books: &books, table: &table)
+            outcome = result
+            return .walked(end ?? json.value(at: row.start)?.1)  // the rows after an unusable one are applied too
         }
         return outcome
     }
 
+    /// Applies one row; also returns the index after the row (nil: malformed, or a level unusable).
     private static func applyRow(
         _ json: JSONBytes, _ row: JSONBytes.Value, _ index: Int, snapshot: Bool, books: inout TextBooks, table: inout StreamMarketTable
-    ) -> StreamFrame {
-        if snapshot { books.beginSnapshot(index) } else if !books.isLive(index) { return .ignored }  // awaiting a snapshot
+    ) -> (StreamFrame, Int?) {
+        if snapshot { books.beginSnapshot(index) } else if !books.isLive(index) { return (.ignored, json.value(at: row.start)?.1) }  // awaiting a snapshot
         var time: Date?
         var sent: Int64?
         var usable = true
-        json.members(ofObjectAt: row.start) { start, end, value in
+        let rowEnd = json.walkMembers(ofObjectAt: row.start) { start, end, value in
             if json.matches(start, end, "asks") || json.matches(start, end, "bids") {
                 let bid = json.matches(start, end, "bids")
-                guard value.kind == .array else { usable = false; return false }
-                json.elements(ofArrayAt: value.start) { level in
-                    var price: JSONBytes.Value?
-                    var size: JSONBytes.Value?
-                    if level.kind == .array {
-                        json.elements(ofArrayAt: level.start) { field in
-                            if price == nil { price = field; return true }
-                            size = field
-                            return false
-                        }
-                    }
-                    guard let price, let size, books.set(index, bid: bid, json, price: price, size: size, losesDropped: true) else {
+                guard value.kind == .array else { usable = false; return .stop }
+                return .walked(json.walkElements(ofArrayAt: value.start) { level in
+                    guard let (price, size, levelEnd) = json.pair(level),
+                          books.set(index, bid: bid, json, price: price, size: size, losesDropped: true)
+                    else {
                         usable = false
-                        return false
+                        return .stop
                     }
-                    return true
-                }
+                    return .walked(levelEnd)
+                })
             } else if json.matches(start, end, "ts") {
                 time = json.millis(value)
             } else if json.matches(start, end, "checksum") {
                 sent = json.checksum(value)
             }
-            return usable
+            return .next
         }
+        return (finish(index, snapshot: snapshot, usable: usable && rowEnd != nil, time: time, sent: sent, books: &books, table: &table), rowEnd)
+    }
+
+    /// Checks the checksum of the book after a row and publishes it.
+    private static func finish(
+        _ index: Int, snapshot: Bool, usable: Bool, time: Date?, sent: Int64?, books: inout TextBooks, table: inout StreamMarketTable
+    ) -> StreamFrame {
         guard usable, let time else {
             books.fail(index)
             TextBooks.lost(index, in: &table, fault: .invalidLevel)

@@ -161,22 +161,23 @@ package enum UpbitStyleFrames {
         guard let time else { return .dropped(.malformed) }
         table.beginBookSnapshot(index)
         var shapeOK = true
-        json.elements(ofArrayAt: units.start) { unit in
-            guard unit.kind == .object else { shapeOK = false; return false }
+        // One scan per byte (`walkElements`, `walkMembers`): each unit is read where it is walked.
+        _ = json.walkElements(ofArrayAt: units.start) { unit in
+            guard unit.kind == .object else { shapeOK = false; return .stop }
             var ask = (price: -1.0, size: -1.0)
             var bid = (price: -1.0, size: -1.0)
-            json.members(ofObjectAt: unit.start) { start, end, value in
+            let unitEnd = json.walkMembers(ofObjectAt: unit.start) { start, end, value in
                 let number = json.quantity(value) ?? -1
                 if json.matches(start, end, "ap") || json.matches(start, end, "ask_price") { ask.price = number }
                 else if json.matches(start, end, "as") || json.matches(start, end, "ask_size") { ask.size = number }
                 else if json.matches(start, end, "bp") || json.matches(start, end, "bid_price") { bid.price = number }
                 else if json.matches(start, end, "bs") || json.matches(start, end, "bid_size") { bid.size = number }
-                return true
+                return .next
             }
             // A side of zero size is an empty level of a thin book; anything else not positive is bad data.
             if ask.size != 0 { table.setBookLevel(index, bid: false, price: ask.price, size: ask.size) }
             if bid.size != 0 { table.setBookLevel(index, bid: true, price: bid.price, size: bid.size) }
-            return true
+            return .walked(unitEnd)
         }
         guard shapeOK else {
             table.invalidateBook(index)
