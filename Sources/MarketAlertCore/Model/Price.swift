@@ -25,8 +25,14 @@ package struct Price: Sendable, Hashable, CustomStringConvertible {
         self.init(exact: decimal, value: double)
     }
 
+    /// The exact decimal is the double's shortest round-trip text (`String(double)`), read as `Decimal(string:)`
+    /// reads it; the text is written on the stack (`Price+Double`), not into a `String`, so nothing allocates.
     package init?(_ double: Double) {
         guard double.isFinite, double > 0 else { return nil }
+        if let exact = DoubleText.decimal(double) {
+            self.init(exact: exact, value: double)
+            return
+        }
         guard let decimal = Decimal(string: String(double)) else { return nil }
         self.init(exact: decimal, value: double)
     }
