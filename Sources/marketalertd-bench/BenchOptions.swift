@@ -14,6 +14,8 @@ struct BenchOptions {
     var idle = false
     var streams = false
     var ha = false
+    /// Only the v3 depth benchmarks: one depth message per adapter, the checksum adapters, the executable premium.
+    var depthOnly = false
     var rate = 50
     var rateGiven = false
     /// The Python interpreter for the peer run (with websockets and orjson), and the peer's script.
@@ -30,9 +32,12 @@ struct BenchOptions {
                marketalertd-bench --streams [--seconds N] [--rate N] [--binary PATH] [--fixtures DIR]
                marketalertd-bench --peer PYTHON [--peer-script PATH] [--seconds N] [--rate N] [--binary PATH]
                marketalertd-bench --ha [--iterations N]
+               marketalertd-bench --depth [--eval-iterations N]
 
           --iterations N       timed decode runs per payload after warm-up (default 200)
           --eval-iterations N  timed full evaluations after warm-up (default 2000)
+          --depth              only the v3 depth benchmarks (depth messages per adapter, checksum adapters,
+                               executable premium)
           --rss                run the release daemon against local mock exchanges and sample its memory
           --idle               the same with hourly polls: the daemon's CPU when nothing happens
           --streams            the same with every exchange streaming from a local WebSocket server
@@ -72,6 +77,7 @@ struct BenchOptions {
             case "--idle": options.rss = true; options.idle = true
             case "--streams": options.rss = true; options.streams = true
             case "--ha": options.ha = true
+            case "--depth": options.depthOnly = true
             case "--rate": options.rate = try positive(flag); options.rateGiven = true
             case "--peer": options.peerPython = try value(flag)
             case "--peer-script": options.peerScript = try value(flag)

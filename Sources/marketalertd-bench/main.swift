@@ -91,6 +91,8 @@ do {
         }
         print(text)
         verdicts += rssVerdicts
+    } else if options.depthOnly {
+        try runDepthBenchmarks(evalIterations: options.evalIterations, verdicts: &verdicts)
     } else {
         print("\nDecode (\(BinanceBulkList.fixture): \(list.recordedCount) recorded rows + \(list.rows.count - list.recordedCount) copies; 50 watched USDT pairs)")
         let decode = try DecodeBenchmark(list: list, markets: markets).run(iterations: options.iterations)
@@ -125,20 +127,7 @@ do {
         print(allocationTable)
         verdicts += allocationVerdicts
 
-        print("\nDepth messages (v3 books: one message applied to a 20-level book, per adapter)")
-        let (depthTable, depthVerdicts) = DepthApplyBenchmark.run()
-        print(depthTable)
-        verdicts += depthVerdicts
-
-        print("\nDepth messages with checksums (v3 books: OKX, Bitget, Kraken recorded messages, CRC-32 checked, 20 levels kept)")
-        let (checksumDepthTable, checksumDepthVerdicts) = try ChecksumDepthBenchmark.run()
-        print(checksumDepthTable)
-        verdicts += checksumDepthVerdicts
-
-        print("\nExecutable premium (v3 basis depth: one asset over 8 exchanges × 20 levels, at one notional and max_notional)")
-        let (executableTable, executableVerdicts) = ExecutablePremiumBenchmark.run(iterations: options.evalIterations)
-        print(executableTable)
-        verdicts += executableVerdicts
+        try runDepthBenchmarks(evalIterations: options.evalIterations, verdicts: &verdicts)
 
         print("\nPremium history (context percentile, sampling in the evaluation, batch write per interval)")
         let history = try await HistoryBenchmark(markets: markets).run(iterations: options.evalIterations)
@@ -166,3 +155,22 @@ do {
 print("")
 for verdict in verdicts { print(verdict.line) }
 exit(verdicts.allSatisfy(\.pass) ? 0 : 1)
+
+/// The v3 depth benchmarks (also alone, with `--depth`): one depth message per adapter, the checksum adapters,
+/// and the executable premium.
+func runDepthBenchmarks(evalIterations: Int, verdicts: inout [Verdict]) throws {
+    print("\nDepth messages (v3 books: one message applied to a 20-level book, per adapter)")
+    let (depthTable, depthVerdicts) = DepthApplyBenchmark.run()
+    print(depthTable)
+    verdicts += depthVerdicts
+
+    print("\nDepth messages with checksums (v3 books: OKX, Bitget, Kraken recorded messages, CRC-32 checked, 20 levels kept)")
+    let (checksumDepthTable, checksumDepthVerdicts) = try ChecksumDepthBenchmark.run()
+    print(checksumDepthTable)
+    verdicts += checksumDepthVerdicts
+
+    print("\nExecutable premium (v3 basis depth: one asset over 8 exchanges × 20 levels, at one notional and max_notional)")
+    let (executableTable, executableVerdicts) = ExecutablePremiumBenchmark.run(iterations: evalIterations)
+    print(executableTable)
+    verdicts += executableVerdicts
+}
