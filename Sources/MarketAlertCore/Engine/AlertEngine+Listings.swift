@@ -26,5 +26,8 @@ extension ListingSettings {
     package static func sourceName(_ exchange: ExchangeID) -> String { "\(exchange.rawValue)-listings" }
 
     /// Exchanges whose market list the daemon can read (`MarketListSource` in MarketAlertExchanges).
-    package static let supportedExchanges: [ExchangeID] = ["binance", "bithumb", "upbit", "okx", "bybit", "bitget", "kraken", "coinbase"]
+    package static let supportedExchanges: [ExchangeID] = [
+        "binance", "bithumb", "upbit", "okx", "bybit", "bitget", "kraken", "coinbase",
+        "coinone", "gate", "kucoin", "htx", "bitfinex",
+    ]
 }

@@ -34,5 +34,8 @@ package struct ExchangeMarket: Sendable, Hashable {
 extension AssetSelection {
     /// Exchanges whose market list and 24 h volumes the daemon can read (`MarketUniverseSources` in
     /// MarketAlertExchanges); the others contribute no market to `assets: all` or `min_volume_24h`.
-    package static let universeExchanges: [ExchangeID] = [.upbit, .bithumb, .binance, .okx, .bybit, .bitget, .kraken, .coinbase]
+    package static let universeExchanges: [ExchangeID] = [
+        .upbit, .bithumb, .binance, .okx, .bybit, .bitget, .kraken, .coinbase,
+        "coinone", "gate", "kucoin", "htx", "bitfinex",
+    ]
 }

@@ -15,5 +15,7 @@ package enum BitfinexExchange {
         makeQuoteSource: { BitfinexTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try BitfinexTickerSource.decode(body, watched: watched, receivedAt: at) },
         stream: BitfinexStream(),
-        wire: BitfinexWire.kit)
+        wire: BitfinexWire.kit,
+        marketList: { BitfinexMarketList(client: $0) },
+        volumes: { BitfinexVolumes(client: $0) })
 }

@@ -16,5 +16,7 @@ package enum CoinoneExchange {
         makeQuoteSource: { CoinoneTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try CoinoneTickerSource.decode(body, watched: watched, receivedAt: at) },
         stream: CoinoneStream(),
-        wire: CoinoneWire.kit)
+        wire: CoinoneWire.kit,
+        marketList: { CoinoneMarketList(client: $0) },
+        volumes: { CoinoneVolumes(client: $0) })
 }

@@ -15,5 +15,7 @@ package enum GateExchange {
         makeQuoteSource: { GateTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try GateTickerSource.decode(body, watched: watched, receivedAt: at) },
         stream: GateStream(),
-        wire: GateWire.kit)
+        wire: GateWire.kit,
+        marketList: { GateMarketList(client: $0) },
+        volumes: { GateVolumes(client: $0) })
 }

@@ -14,5 +14,7 @@ package enum HTXExchange {
         makeQuoteSource: { HTXTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try HTXTickerSource.decode(body, watched: watched, receivedAt: at) },
         stream: HTXStream(),
-        wire: HTXWire.kit)
+        wire: HTXWire.kit,
+        marketList: { HTXMarketList(client: $0) },
+        volumes: { HTXVolumes(client: $0) })
 }

@@ -16,5 +16,7 @@ package enum KuCoinExchange {
         makeQuoteSource: { KuCoinTickerSource(settings: $0, fetcher: $1) },
         decodeTickers: { body, watched, at throws(SourceError) in try KuCoinTickerSource.decode(body, watched: watched, receivedAt: at) },
         stream: KuCoinStream(),
-        wire: KuCoinWire.kit)
+        wire: KuCoinWire.kit,
+        marketList: { KuCoinMarketList(client: $0) },
+        volumes: { KuCoinVolumes(client: $0) })
 }

@@ -173,6 +173,11 @@ import Testing
         "coinbase/currencies-USDT-ccxtsrc.json": "TransferStatusFixtureTests",
         "bitget/v2-spot-public-coins-NEIROETH-ccxtsrc.json": "TransferStatusFixtureTests",
         "binance/capital-config-getall-BAT-ccxtsrc.json": "TransferStatusFixtureTests",
+        "okx/asset-currencies-USDT-ccxtsrc.json": "TransferStatusFixtureTests",
+        "okx/error-50103-ccxtsrc.json": "OKXBybitTransferStatusTests",
+        "bybit/asset-coin-query-info-BTC-ccxtsrc.json": "TransferStatusFixtureTests",
+        "bitfinex/conf-tx-method-status-bitfinexnet.json": "BitfinexTransferStatusTests",
+        "bithumb/assetsstatus-multichain-ALL-docshape.json": "BithumbTransferStatusTests",
         "upbit/market-all-row-coincenter.json": "MarketListDecodeTests",
         "binance/exchangeInfo-20180312-gobinance.json": "MarketListDecodeTests",
         "okx/public-instruments-SPOT-ccxtsrc.json": "MarketListDecodeTests",
@@ -180,6 +185,10 @@ import Testing
         "bitget/spot-public-symbols-ccxtsrc.json": "MarketListDecodeTests",
         "kraken/public-AssetPairs-ccxtsrc.json": "MarketListDecodeTests",
         "coinbase/products-ccxtsrc.json": "MarketListDecodeTests",
+        "gate/spot-currency_pairs-ccxtsrc.json": "MarketListDecodeTests",
+        "kucoin/v2-symbols-ccxtsrc.json": "MarketListDecodeTests",
+        "htx/v2-settings-common-symbols-docshape.json": "MarketListDecodeTests",
+        "bitfinex/conf-pub-list-pair-exchange-docshape.json": "MarketListDecodeTests",
     ]
 
     /// A new fixture must get a case above, or an entry in `decodedElsewhere` naming the suite that decodes it.
