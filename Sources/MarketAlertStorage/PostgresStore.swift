@@ -37,6 +37,8 @@ package final class PostgresStore: Sendable {
     package let client: PostgresClient
     package let logger: Logger
     package let clock: any DaemonClock
+    /// How long one operation may take on `clock` (`defaultOperationTimeout` in the daemon).
+    package let operationTimeout: Duration
     /// What this process writes in `ha_lease.holder`: the instance name and a per-process token, so two
     /// instances configured with the same name still never share a lease.
     package let holder: String
@@ -51,10 +53,14 @@ package final class PostgresStore: Sendable {
     /// Operations, run as children of `run()` (never of the caller: see `bounded`).
     private let operations: (stream: AsyncStream<@Sendable () async -> Void>, continuation: AsyncStream<@Sendable () async -> Void>.Continuation)
 
-    package init(url: PostgresURL, instance: String, logger: Logger, clock: any DaemonClock = SystemClock()) throws {
+    package init(
+        url: PostgresURL, instance: String, logger: Logger, clock: any DaemonClock = SystemClock(),
+        operationTimeout: Duration = PostgresStore.defaultOperationTimeout
+    ) throws {
         self.client = PostgresClient(configuration: try url.clientConfiguration(), backgroundLogger: logger)
         self.logger = logger
         self.clock = clock
+        self.operationTimeout = operationTimeout
         self.instance = instance
         self.holder = instance + " #" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         self.stopRequests = AsyncStream.makeStream(of: Void.self)
@@ -249,7 +255,7 @@ extension PostgresStore: Service {}
 extension PostgresStore {
     /// How long one database operation may take, waiting for a connection included: the pool keeps retrying
     /// an unreachable server for a minute before it fails a request, far longer than a lease or a watchdog.
-    package static let operationTimeout: Duration = .seconds(4)
+    package static let defaultOperationTimeout: Duration = .seconds(4)
 
     /// Runs `operation` with a deadline of `operationTimeout` on the store's clock; out of time, it is
     /// cancelled and fails as unreachable.
@@ -281,10 +287,10 @@ extension PostgresStore {
             throw PostgresFailure(description: "PostgreSQL: the connection pool has stopped")
         }
         do {
-            return try await clock.withDeadline(Self.operationTimeout, label: .postgresOperation) { try await outcome.take() }.get()
+            return try await clock.withDeadline(operationTimeout, label: .postgresOperation) { try await outcome.take() }.get()
         } catch is DeadlineExceeded {
             abandoned.deliver(())
-            throw PostgresFailure(description: "PostgreSQL unreachable: no answer within \(Self.operationTimeout)")
+            throw PostgresFailure(description: "PostgreSQL unreachable: no answer within \(operationTimeout)")
         } catch is CancellationError where Task.isCancelled {
             abandoned.deliver(())
             throw CancellationError()

@@ -31,7 +31,7 @@ struct PostgresOperationDeadlineTests {
             }
         }
         try await clock.waitForSleeper(.postgresOperation)
-        await clock.advance(by: PostgresStore.operationTimeout)
+        await clock.advance(by: PostgresStore.defaultOperationTimeout)
         // Released within seconds of real time, while the operation still waits (before this fix the caller
         // waited for the operation, so for ever).
         try await pollUntil("the caller released at the deadline", timeout: .seconds(5)) { released.withLock { $0 } }

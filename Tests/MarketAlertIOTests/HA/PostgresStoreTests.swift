@@ -13,8 +13,14 @@ import Testing
 struct PostgresStoreTests {
     let t0 = Date(timeIntervalSince1970: 1_773_108_000)
 
-    static func open(_ url: String, instance: String = "a", clock: any DaemonClock = SystemClock()) async throws -> PostgresStore {
-        let store = running(try PostgresStore(url: try PostgresURL(url), instance: instance, logger: Logger(label: "test"), clock: clock))
+    /// On the real clock an operation's deadline is real time: 20 s by default, so that a loaded test host (two
+    /// cores, a whole suite beside it) does not fail a healthy query; on a `ManualClock` the daemon's own 4 s.
+    static func open(
+        _ url: String, instance: String = "a", clock: any DaemonClock = SystemClock(), operationTimeout: Duration? = nil
+    ) async throws -> PostgresStore {
+        let timeout = operationTimeout ?? (clock is ManualClock ? PostgresStore.defaultOperationTimeout : .seconds(20))
+        let store = running(
+            try PostgresStore(url: try PostgresURL(url), instance: instance, logger: Logger(label: "test"), clock: clock, operationTimeout: timeout))
         try await store.migrate()
         return store
     }
@@ -269,7 +275,7 @@ struct PostgresStoreTests {
         let server = try await PostgresTestServer()
         try await server.start()
         let url = await server.url()
-        let store = try await Self.open(url)
+        let store = try await Self.open(url, operationTimeout: PostgresStore.defaultOperationTimeout)  // the daemon's: the stop is seen by it
         _ = try await Self.lead(store)
         try await server.stop()  // a restart: clean (the test cluster runs with synchronous_commit=off)
         await #expect(throws: (any Error).self) { try await store.pendingEvents() }

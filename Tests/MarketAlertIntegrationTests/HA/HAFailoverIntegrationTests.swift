@@ -110,6 +110,14 @@ struct HAFailoverIntegrationTests {
         pair.apis.set("bybit", "BTC", "100060.00")
         let notice = try await a.waitForEvent("a's notice") { $0.key == "premium/global/BTC" && $0.severity == .notice }
         try await a.waitUntil("the notice delivered") { pair.receiver.acceptedIDs == [notice.id] }
+        // Delivery is at least once: a receipt whose outbox row the database has not yet removed is sent again
+        // when the database is back (same id). Stop it only once the outbox says nothing is pending.
+        let apiA = try await DaemonAPI.connect(to: a)
+        try await a.waitUntil("the delivery recorded: nothing pending in the outbox") {
+            let pending = try await apiA.metrics().samples.filter { $0.name == "marketalertd_webhook_pending" }
+            return !pending.isEmpty && pending.allSatisfy { $0.value == 0 }
+        }
+        await apiA.shutdown()
 
         try await pair.postgres.stop()
         let stoppedAt = ContinuousClock.now
