@@ -8,17 +8,27 @@ package enum BitfinexWire {
     package static let kit = ExchangeWireKit(
         homeQuote: "USDT", recordedQuote: "USD",
         rest: RESTPeer(
-            paths: [path], shapes: [RecordedShape(fixture: "bitfinex/tickers-ALL-bothan.json", text: recordedRow)],
+            paths: [path, BitfinexMarketList.path], shapes: [RecordedShape(fixture: "bitfinex/tickers-ALL-bothan.json", text: recordedRow)],
             body: { rows, _ in "[" + rows.map(row).joined(separator: ",") + "]" },
             answer: { request, book in
+                let rows = { book.live().map(\.row) + book.others }
+                if request.path == BitfinexMarketList.path { return .json(pairList(rows())) }
                 guard request.path == path else { return nil }
                 guard request.queryValue("symbols") == "ALL" else { return .json(#"["error",10020,"symbols: invalid"]"#, status: 500) }
-                return .json("[" + (book.live().map(\.row) + book.others).map(row).joined(separator: ",") + "]")
-            }),
+                return .json("[" + rows().map(row).joined(separator: ",") + "]")
+            },
+            startsPoll: { request, _ in request.path == path ? true : request.path == BitfinexMarketList.path ? false : nil }),
         stream: StreamPeer(path: "/ws/2", tickerFrame: frame, persona: persona),
         fixtures: WireFixtures(rest: "bitfinex", stream: "streams/bitfinex"))
 
     static let path = "/v2/tickers"
+
+    /// `pub:list:pair:exchange` (`BitfinexMarketList`, the documented shape: one list of pair names in a list):
+    /// every market of the book, named as the ticker symbol without its `t` (`BTCUST`, `AVAX:USD`).
+    static func pairList(_ rows: [WireRow]) -> String {
+        let names = rows.map { "\"" + BitfinexTickerSource.symbol(MarketPair(base: $0.base, quote: $0.quote)).dropFirst() + "\"" }
+        return "[[" + names.joined(separator: ",") + "]]"
+    }
 
     /// The `tBTCUSD` row of `bitfinex/tickers-ALL-bothan.json`.
     static let recordedRow = #"["tBTCUSD",101530,39.76548266,101540,32.24226311,2680,0.0271063,101550,661.88869229,102760,98740]"#

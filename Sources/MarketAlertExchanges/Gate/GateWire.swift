@@ -8,10 +8,22 @@ package enum GateWire {
     package static let kit = ExchangeWireKit(
         homeQuote: "USDT", recordedQuote: "USDT",
         rest: RESTPeer(
-            paths: [GateTickerSource.path], shapes: [RecordedShape(fixture: "gate/spot-tickers-KFC_USDT-ccxtsrc.json", text: "[" + recordedRow + "]")],
+            paths: [GateTickerSource.path, GateMarketList.path],
+            shapes: [
+                RecordedShape(fixture: "gate/spot-tickers-KFC_USDT-ccxtsrc.json", text: "[" + recordedRow + "]"),
+                RecordedShape(fixture: "gate/spot-currency_pairs-ccxtsrc.json", text: "[" + recordedPair + "]"),
+            ],
             body: { rows, _ in body(rows) },
             answer: { request, book in
-                request.path == GateTickerSource.path ? .json(body(book.live().map(\.row) + book.others)) : nil
+                let rows = { book.live().map(\.row) + book.others }
+                switch request.path {
+                case GateTickerSource.path: return .json(body(rows()))
+                case GateMarketList.path: return .json("[" + rows().map(pair).joined(separator: ",") + "]")
+                default: return nil
+                }
+            },
+            startsPoll: { request, _ in
+                request.path == GateTickerSource.path ? true : request.path == GateMarketList.path ? false : nil
             }),
         stream: StreamPeer(path: "/ws/v4/", tickerFrame: frame, persona: persona),
         fixtures: WireFixtures(rest: "gate", stream: "streams/gate"))
@@ -19,6 +31,19 @@ package enum GateWire {
     /// The row of `gate/spot-tickers-KFC_USDT-ccxtsrc.json`.
     static let recordedRow = #"{"currency_pair":"KFC_USDT","last":"7.255","lowest_ask":"7.298","highest_bid":"7.218","change_percentage":"-1.18","base_volume":"1219.053687865","quote_volume":"8807.40299875455","high_24h":"7.262","low_24h":"7.095"}"#
     static let template = FlatJSONTemplate(constant: recordedRow)
+
+    /// The row of `gate/spot-currency_pairs-ccxtsrc.json`: the market list (`GateMarketList`) lists every
+    /// market of the book as a tradable pair.
+    static let recordedPair = #"{"id":"QTUM_ETH","base":"QTUM","base_name":"Quantum","quote":"ETH","quote_name":"Ethereum","fee":"0.2","min_base_amount":"0.01","min_quote_amount":"0.001","max_quote_amount":"50000","amount_precision":3,"precision":6,"trade_status":"tradable","sell_start":1607313600,"buy_start":1700492400,"type":"normal","trade_url":"https://www.gate.com/trade/QTUM_ETH"}"#
+    static let pairTemplate = FlatJSONTemplate(constant: recordedPair)
+
+    static func pair(_ m: WireRow) -> String {
+        let id = "\(m.base)_\(m.quote)"
+        return pairTemplate.render([
+            "id": id.quoted, "base": m.base.quoted, "base_name": m.base.quoted, "quote": m.quote.quoted, "quote_name": m.quote.quoted,
+            "trade_url": "https://www.gate.com/trade/\(id)".quoted,
+        ])
+    }
 
     static func body(_ rows: [WireRow]) -> String { "[" + rows.map(row).joined(separator: ",") + "]" }
 

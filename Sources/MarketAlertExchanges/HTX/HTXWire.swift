@@ -8,16 +8,38 @@ package enum HTXWire {
     package static let kit = ExchangeWireKit(
         homeQuote: "USDT", recordedQuote: "USDT",
         rest: RESTPeer(
-            paths: [path], shapes: [RecordedShape(fixture: "htx/market-tickers-ccxtsrc.json", text: envelope.recorded)],
+            paths: [path, HTXMarketList.path],
+            shapes: [
+                RecordedShape(fixture: "htx/market-tickers-ccxtsrc.json", text: envelope.recorded),
+                RecordedShape(fixture: "htx/v2-settings-common-symbols-docshape.json", text: symbols.row.render([:])),
+            ],
             body: { rows, now in envelope.body(rows: rows.map(row), numbers: ["ts": now]) },
             answer: { request, book in
-                guard request.path == path else { return nil }
-                return .json(envelope.body(rows: (book.live().map(\.row) + book.others).map(row), numbers: ["ts": request.nowMillis]))
-            }),
+                let rows = { book.live().map(\.row) + book.others }
+                switch request.path {
+                case path: return .json(envelope.body(rows: rows().map(row), numbers: ["ts": request.nowMillis]))
+                case HTXMarketList.path: return .json(symbols.body(rows: rows().map(symbol)))
+                default: return nil
+                }
+            },
+            startsPoll: { request, _ in request.path == path ? true : request.path == HTXMarketList.path ? false : nil }),
         stream: StreamPeer(path: "/ws", binary: true, tickerFrame: frame, persona: persona, encode: encode),
         fixtures: WireFixtures(rest: "htx", stream: "streams/htx"))
 
     static let path = "/market/tickers"
+
+    /// `htx/v2-settings-common-symbols-docshape.json` (its online row): the market list (`HTXMarketList`)
+    /// lists every market of the book as an online symbol.
+    static let symbols = ListEnvelope(
+        constant: #"{"status":"ok","data":[{"tags":"","state":"online","wr":"1.5","sc":"btcusdt","bcdn":"BTC","qcdn":"USDT","tpp":2,"tap":6,"fp":8,"te":true,"sp":"main","bc":"btc","qc":"usdt","toa":1514779200000,"ttp":8,"w":999400000,"lr":5,"dn":"BTC/USDT"}],"ts":"1641880897191","full":1}"#,
+        listKey: "data")
+
+    static func symbol(_ m: WireRow) -> String {
+        symbols.row.render([
+            "sc": (m.base + m.quote).lowercased().quoted, "bcdn": m.base.quoted, "qcdn": m.quote.quoted,
+            "bc": m.base.lowercased().quoted, "qc": m.quote.lowercased().quoted, "dn": "\(m.base)/\(m.quote)".quoted,
+        ])
+    }
 
     /// `htx/market-tickers-ccxtsrc.json`.
     static let envelope = ListEnvelope(

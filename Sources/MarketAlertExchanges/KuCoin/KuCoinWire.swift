@@ -8,10 +8,22 @@ package enum KuCoinWire {
     package static let kit = ExchangeWireKit(
         homeQuote: "USDT", recordedQuote: "USDT",
         rest: RESTPeer(
-            paths: [KuCoinTickerSource.path], shapes: [RecordedShape(fixture: "kucoin/market-allTickers-ccxtsrc.json", text: envelope.recorded)],
+            paths: [KuCoinTickerSource.path, KuCoinMarketList.path],
+            shapes: [
+                RecordedShape(fixture: "kucoin/market-allTickers-ccxtsrc.json", text: envelope.recorded),
+                RecordedShape(fixture: "kucoin/v2-symbols-ccxtsrc.json", text: symbols.recorded),
+            ],
             body: body,
             answer: { request, book in
-                request.path == KuCoinTickerSource.path ? .json(body(book.live().map(\.row) + book.others, request.nowMillis)) : nil
+                let rows = { book.live().map(\.row) + book.others }
+                switch request.path {
+                case KuCoinTickerSource.path: return .json(body(rows(), request.nowMillis))
+                case KuCoinMarketList.path: return .json(symbols.body(rows: rows().map(symbol)))
+                default: return nil
+                }
+            },
+            startsPoll: { request, _ in
+                request.path == KuCoinTickerSource.path ? true : request.path == KuCoinMarketList.path ? false : nil
             }),
         stream: StreamPeer(path: "/", tickerFrame: frame, persona: persona),
         fixtures: WireFixtures(rest: "kucoin", stream: "streams/kucoin"))
@@ -20,6 +32,20 @@ package enum KuCoinWire {
     static let envelope = ListEnvelope(
         constant: #"{"code":"200000","data":{"time":1602832092060,"ticker":[{"symbol":"BTC-USDT","symbolName":"BTC-USDT","buy":"11328.9","sell":"11329","changeRate":"-0.0055","changePrice":"-63.6","high":"11610","low":"11200","vol":"2282.70993217","volValue":"25984946.157790431","last":"11328.9","averagePrice":"11360.66065903","takerFeeRate":"0.001","makerFeeRate":"0.001","takerCoefficient":"1","makerCoefficient":"1"}]}}"#,
         listKey: "ticker")
+
+    /// `kucoin/v2-symbols-ccxtsrc.json`: the market list (`KuCoinMarketList`) lists every market of the book,
+    /// trading enabled.
+    static let symbols = ListEnvelope(
+        constant: #"{"code":"200000","data":[{"symbol":"XLM-USDT","name":"XLM-USDT","baseCurrency":"XLM","quoteCurrency":"USDT","feeCurrency":"USDT","market":"USDS","baseMinSize":"0.1","quoteMinSize":"0.01","baseMaxSize":"10000000000","quoteMaxSize":"99999999","baseIncrement":"0.0001","quoteIncrement":"0.000001","priceIncrement":"0.000001","priceLimitRate":"0.1","isMarginEnabled":true,"enableTrading":true}]}"#,
+        listKey: "data")
+
+    static func symbol(_ m: WireRow) -> String {
+        let symbol = "\(m.base)-\(m.quote)"
+        return symbols.row.render([
+            "symbol": symbol.quoted, "name": symbol.quoted, "baseCurrency": m.base.quoted, "quoteCurrency": m.quote.quoted,
+            "feeCurrency": m.quote.quoted,
+        ])
+    }
 
     static func body(_ rows: [WireRow], _ millis: Int64) -> String {
         envelope.body(rows: rows.map(row), numbers: ["time": millis])

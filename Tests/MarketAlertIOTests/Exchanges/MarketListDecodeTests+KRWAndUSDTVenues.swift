@@ -90,6 +90,28 @@ extension MarketListDecodeTests {
         }
     }
 
+    /// The peers of the mock servers (`<Name>Wire.swift`) answer each venue's list path with the markets of
+    /// their book, in the shape the market list decodes back to exactly those markets (ids as the tickers').
+    @Test(arguments: [
+        ("coinone", "/public/v2/ticker_new/KRW", "KRW"), ("gate", "/api/v4/spot/currency_pairs", "USDT"),
+        ("kucoin", "/api/v2/symbols", "USDT"), ("htx", "/v2/settings/common/symbols", "USDT"),
+        ("bitfinex", "/v2/conf/pub:list:pair:exchange", "USDT"),
+    ])
+    func thePeersListAnswerDecodesToItsBook(exchange: String, path: String, quote: String) throws {
+        let descriptor = try #require(ExchangeRegistry.standard[ExchangeID(exchange)])
+        let pairs = ["BTC", "AVAX", "LUNA"].map { MarketPair(base: $0, quote: quote) }
+        let rows = pairs.map {
+            WireRow(base: $0.base, quote: $0.quote, last: "2", bid: "2", ask: "2", open: "2", high: "2", low: "2", volume: "1", quoteVolume: "2", timeMillis: 1_700_000_000_000)
+        }
+        let live = zip(pairs, rows).map { (id: descriptor.marketID($0.0), row: $0.1) }
+        let book = WirePeerBook(live: { live }, row: { id in live.first { $0.id == id }?.row })
+        let answer = try #require(descriptor.wire.rest.answer(WireRequest(path: path, nowMillis: 1_700_000_000_000), book))
+        #expect(answer.status == 200)
+        #expect(descriptor.wire.rest.startsPoll(WireRequest(path: path, nowMillis: 0), book) == (exchange == "coinone"))
+        let listed = try Self.decodeList(exchange, Data(answer.body.utf8))
+        #expect(listed == pairs.map { ListedMarket(market: descriptor.marketID($0), asset: $0.base, quote: $0.quote) })
+    }
+
     /// Core cannot see the descriptors, so it names the exchanges with a market list (`listings:`) and with a
     /// list and volumes (`assets: all`) in two static lists; they must name exactly the descriptors that have them.
     @Test func coresListsNameExactlyTheExchangesWhoseDescriptorsReadThem() {
