@@ -21,17 +21,18 @@ package struct ExchangeDescriptor: Sendable {
     /// and fixtures, for the bench's mock exchanges, the test servers, the fuzz targets and the kit tests.
     package var wire: ExchangeWireKit
     /// v3: the exchange's whole market list (`listings:`, `assets: all`) and its bulk 24 h volumes
-    /// (`min_volume_24h`), each one request (`<Name>MarketList.swift`; nil: not read for this exchange).
-    package var marketList: (@Sendable (ExchangeClient) -> any MarketListSource)?
-    package var volumes: (@Sendable (ExchangeClient) -> any MarketVolumeSource)?
+    /// (`min_volume_24h`), each one request (`<Name>MarketList.swift`, `<Name>Volumes.swift`). Every exchange
+    /// has both, so the config reader need not know which exchanges can be listed.
+    package var marketList: @Sendable (ExchangeClient) -> any MarketListSource
+    package var volumes: @Sendable (ExchangeClient) -> any MarketVolumeSource
 
     package init(
         catalog: ExchangeCatalog.Entry, marketID: @escaping @Sendable (MarketPair) -> String,
         makeQuoteSource: @escaping @Sendable (ExchangeSettings, HTTPFetcher) -> any QuoteSource,
         decodeTickers: @escaping @Sendable (Data, Set<MarketPair>, Date) throws(SourceError) -> [Quote],
         stream: (any ExchangeStreamProtocol)? = nil, wire: ExchangeWireKit,
-        marketList: (@Sendable (ExchangeClient) -> any MarketListSource)? = nil,
-        volumes: (@Sendable (ExchangeClient) -> any MarketVolumeSource)? = nil
+        marketList: @escaping @Sendable (ExchangeClient) -> any MarketListSource,
+        volumes: @escaping @Sendable (ExchangeClient) -> any MarketVolumeSource
     ) {
         self.catalog = catalog
         self.marketID = marketID

@@ -49,11 +49,6 @@ extension Settings {
         guard let listings else { return }
         for (index, exchange) in listings.exchanges.enumerated() {
             let path = "listings.exchanges[\(index)]"
-            guard ListingSettings.supportedExchanges.contains(exchange) else {
-                let names = ListingSettings.supportedExchanges.map(\.rawValue).joined(separator: ", ")
-                table.diagnosticsSink.error(path, "market lists of \"\(exchange.rawValue)\" are not read (supported: \(names))", at: nil)
-                continue
-            }
             guard let settings = exchanges[exchange] else {
                 table.diagnosticsSink.error(path, "exchange \"\(exchange.rawValue)\" is not configured under exchanges", at: nil)
                 continue

@@ -118,7 +118,6 @@ extension PremiumRule {
         rule.transfersGiven = transfers
         if let krwVia { rule.krwVia = krwVia }
         rule.selection = selection
-        selection.check(exchanges: exchanges, t)
         return rule
     }
 }

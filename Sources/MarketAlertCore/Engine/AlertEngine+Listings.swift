@@ -25,9 +25,4 @@ extension ListingSettings {
     /// The source name under which an exchange's market-list polls are tracked (health, `source/…` alerts).
     package static func sourceName(_ exchange: ExchangeID) -> String { "\(exchange.rawValue)-listings" }
 
-    /// Exchanges whose market list the daemon can read (`MarketListSource` in MarketAlertExchanges).
-    package static let supportedExchanges: [ExchangeID] = [
-        "binance", "bithumb", "upbit", "okx", "bybit", "bitget", "kraken", "coinbase",
-        "coinone", "gate", "kucoin", "htx", "bitfinex",
-    ]
 }

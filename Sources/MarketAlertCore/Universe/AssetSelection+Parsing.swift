@@ -41,15 +41,3 @@ extension AssetSelection {
         return assets
     }
 }
-
-extension AssetSelection {
-    /// Warns about exchanges of the rule whose market list cannot be read (they count for no asset).
-    func check(exchanges: [ExchangeID], _ t: ConfigTable) {
-        guard needsUniverse else { return }
-        let unreadable = exchanges.filter { !Self.universeExchanges.contains($0) }
-        guard !unreadable.isEmpty else { return }
-        let key = all ? "assets" : "min_volume_24h"
-        t.warning(key, "the market lists of \(unreadable.map(\.rawValue).joined(separator: ", ")) cannot be read "
-            + "(only \(Self.universeExchanges.map(\.rawValue).joined(separator: ", "))): they count for no asset")
-    }
-}

@@ -30,12 +30,3 @@ package struct ExchangeMarket: Sendable, Hashable {
         self.pair = pair
     }
 }
-
-extension AssetSelection {
-    /// Exchanges whose market list and 24 h volumes the daemon can read (`MarketUniverseSources` in
-    /// MarketAlertExchanges); the others contribute no market to `assets: all` or `min_volume_24h`.
-    package static let universeExchanges: [ExchangeID] = [
-        .upbit, .bithumb, .binance, .okx, .bybit, .bitget, .kraken, .coinbase,
-        "coinone", "gate", "kucoin", "htx", "bitfinex",
-    ]
-}

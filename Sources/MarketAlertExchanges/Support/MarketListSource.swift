@@ -25,7 +25,7 @@ package enum MarketListSources {
     package static func make(
         _ settings: ExchangeSettings, fetcher: HTTPFetcher, registry: ExchangeRegistry = .standard
     ) -> (any MarketListSource)? {
-        registry[settings.id]?.marketList.map { $0(ExchangeClient(exchange: settings.id, settings: settings, fetcher: fetcher)) }
+        registry[settings.id].map { $0.marketList(ExchangeClient(exchange: settings.id, settings: settings, fetcher: fetcher)) }
     }
 
     /// The `.empty` error of a list without markets.

@@ -36,9 +36,9 @@ package enum MarketUniverseSources {
     package static func make(
         _ settings: ExchangeSettings, fetcher: HTTPFetcher, registry: ExchangeRegistry = .standard
     ) -> (any MarketUniverseSource)? {
-        guard let descriptor = registry[settings.id], let list = descriptor.marketList, let volumes = descriptor.volumes else { return nil }
+        guard let descriptor = registry[settings.id] else { return nil }
         let client = ExchangeClient(exchange: settings.id, settings: settings, fetcher: fetcher)
-        return ListedMarketUniverse(list: list(client), volumes: volumes(client))
+        return ListedMarketUniverse(list: descriptor.marketList(client), volumes: descriptor.volumes(client))
     }
 }
 

@@ -89,7 +89,7 @@ import Testing
         ("fx:\n  providers: [{ name: dunamu }]\n  alerts: [{ pair: USDT/KRW, premium_pct: 3 }]\n", "fx.alerts: the USDT/KRW premium needs fx.usdt_krw.exchanges"),
         ("fx:\n  usdt_krw: { exchanges: [coinone] }\n", "fx.usdt_krw.exchanges[0]: exchange \"coinone\" is not configured"),
         ("fx:\n  usdt_krw: { exchange: [upbit] }\n", "fx.usdt_krw.exchange: unknown key"),
-        ("listings: { exchanges: [mtgox], quotes: [USDT] }\n", "listings.exchanges[0]: market lists of \"mtgox\" are not read"),
+        ("listings: { exchanges: [mtgox], quotes: [USDT] }\n", "listings.exchanges[0]: exchange \"mtgox\" is not configured under exchanges"),
         ("listings: { exchanges: [htx], quotes: [USDT] }\n", "listings.exchanges[0]: exchange \"htx\" is not configured under exchanges"),
         ("listings: { exchanges: [upbit], quotes: [] }\n", "listings.quotes: must list at least one quote currency"),
         ("listings: { exchanges: [upbit], quotes: [KRW], poll_interval: 1s }\n", "listings.poll_interval: must be at least 10s"),

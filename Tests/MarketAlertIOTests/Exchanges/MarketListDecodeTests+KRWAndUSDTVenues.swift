@@ -111,15 +111,4 @@ extension MarketListDecodeTests {
         let listed = try Self.decodeList(exchange, Data(answer.body.utf8))
         #expect(listed == pairs.map { ListedMarket(market: descriptor.marketID($0), asset: $0.base, quote: $0.quote) })
     }
-
-    /// Core cannot see the descriptors, so it names the exchanges with a market list (`listings:`) and with a
-    /// list and volumes (`assets: all`) in two static lists; they must name exactly the descriptors that have them.
-    @Test func coresListsNameExactlyTheExchangesWhoseDescriptorsReadThem() {
-        let registry = ExchangeRegistry.standard
-        let withList = Set(registry.all.filter { $0.marketList != nil }.map(\.id))
-        let withBoth = Set(registry.all.filter { $0.marketList != nil && $0.volumes != nil }.map(\.id))
-        #expect(Set(ListingSettings.supportedExchanges) == withList)
-        #expect(Set(AssetSelection.universeExchanges) == withBoth)
-        for id in ["coinone", "gate", "kucoin", "htx", "bitfinex"] { #expect(withBoth.contains(ExchangeID(id)), "\(id)") }
-    }
 }
