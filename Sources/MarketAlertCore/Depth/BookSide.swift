@@ -49,6 +49,13 @@ package struct BookSide: Sendable, Equatable {
             return true
         }
         guard size > 0, low < capacity else { return true }  // removing an unknown level, or beyond what is kept
+        if low == prices.count {
+            // After the worst level (a snapshot arrives best first): `insert` at the end takes the generic
+            // `replaceSubrange`, several times slower than `append`.
+            prices.append(price)
+            sizes.append(size)
+            return true
+        }
         prices.insert(price, at: low)
         sizes.insert(size, at: low)
         if prices.count > capacity {

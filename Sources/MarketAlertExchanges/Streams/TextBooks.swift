@@ -201,69 +201,44 @@ package struct TextBooks: Sendable {
     package func interleavedChecksum(_ market: Int, depth: Int = 25) -> UInt32 {
         let bids = min(depth, count(market, bid: true))
         let asks = min(depth, count(market, bid: false))
-        // The text is gathered on the stack and checked in one call: zlib's `crc32` per level text (100 calls
-        // for 25 levels a side) cost more than the bytes.
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: (bids + asks) * (2 * Self.textCapacity + 2)) { buffer in
-            var length = 0
-            func append(_ text: UnsafeRawBufferPointer) {
-                for byte in text {
-                    buffer[length] = byte
-                    length += 1
-                }
-            }
+        return GatheredCRC.checksum { crc in
             for level in 0..<max(bids, asks) {
                 for side in 0..<2 where level < (side == 0 ? bids : asks) {
                     withLevel(market, bid: side == 0, level) { _, _, priceText, sizeText in
-                        if length > 0 {
-                            buffer[length] = UInt8(ascii: ":")
-                            length += 1
-                        }
-                        append(priceText)
-                        buffer[length] = UInt8(ascii: ":")
-                        length += 1
-                        append(sizeText)
+                        if !crc.isEmpty { crc.append(UInt8(ascii: ":")) }
+                        crc.append(priceText)
+                        crc.append(UInt8(ascii: ":"))
+                        crc.append(sizeText)
                     }
                 }
             }
-            return CRC32.checksum(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<length]))
         }
     }
 
     /// Kraken's checksum: the top `depth` asks (best first) then the top `depth` bids, each price then size
     /// with the decimal point and the leading zeros removed, concatenated; CRC-32.
     package func krakenChecksum(_ market: Int, depth: Int = 10) -> UInt32 {
-        let levels = min(depth, count(market, bid: false)) + min(depth, count(market, bid: true))
-        // Gathered on the stack and checked in one call (see `interleavedChecksum`).
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: levels * 2 * Self.textCapacity) { buffer in
-            var length = 0
+        GatheredCRC.checksum { crc in
             for side in 0..<2 {
                 let bid = side == 1  // asks first
                 for level in 0..<min(depth, count(market, bid: bid)) {
                     withLevel(market, bid: bid, level) { _, _, priceText, sizeText in
-                        Self.digits(priceText, into: buffer, at: &length)
-                        Self.digits(sizeText, into: buffer, at: &length)
+                        Self.digits(priceText, into: &crc)
+                        Self.digits(sizeText, into: &crc)
                     }
                 }
             }
-            return CRC32.checksum(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<length]))
         }
     }
 
-    /// Appends `text` without `.` and without leading zeros (`"0.00100000"` → `"100000"`).
-    private static func digits(_ text: UnsafeRawBufferPointer, into buffer: UnsafeMutableBufferPointer<UInt8>, at length: inout Int) {
+    /// Feeds `text` without `.` and without leading zeros (`"0.00100000"` → `"100000"`).
+    private static func digits(_ text: UnsafeRawBufferPointer, into crc: inout GatheredCRC) {
         var start = 0
         while start < text.count, text[start] == UInt8(ascii: "0") || text[start] == UInt8(ascii: ".") { start += 1 }
         var end = start
         while end < text.count, text[end] != UInt8(ascii: ".") { end += 1 }
-        for index in start..<end {
-            buffer[length] = text[index]
-            length += 1
-        }
-        guard end + 1 < text.count else { return }
-        for index in (end + 1)..<text.count {
-            buffer[length] = text[index]
-            length += 1
-        }
+        crc.append(UnsafeRawBufferPointer(rebasing: text[start..<end]))
+        if end + 1 < text.count { crc.append(UnsafeRawBufferPointer(rebasing: text[(end + 1)...])) }
     }
 
     // MARK: Publishing

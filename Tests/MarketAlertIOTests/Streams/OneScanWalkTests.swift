@@ -184,3 +184,48 @@ import Testing
                    levels: 600, capacity: KrakenBook.depth(levels: 600), rounds: 1)
     }
 }
+
+/// Upbit and Bithumb pushes are applied where their units are walked when type, code and time come first (as
+/// the exchanges send them), otherwise after the frame is read: the same book either way. A push that is not
+/// well-formed JSON is still dropped before any of it is applied (`rootObject` reads the whole frame first).
+@Suite struct UpbitBookInWalkTests {
+    static let t0 = Date(timeIntervalSince1970: 0)
+    let units = #"[{"ap":127.0,"bp":126.0,"as":2.5,"bs":1.5},{"ap":128.0,"bp":125.0,"as":3.0,"bs":4.0}]"#
+
+    func decode(_ text: String, _ table: inout StreamMarketTable, _ stream: UpbitStream) -> StreamFrame {
+        table.beginFrame()
+        return Array(text.utf8).withUnsafeBytes { stream.decode($0, into: &table, receivedAt: Self.t0) }
+    }
+
+    @Test func unitsFirstOrLastGiveTheSameBook() throws {
+        let stream = try #require(UpbitStream(ticket: "t").keepingBooks(levels: 5))
+        var last = StreamMarketTable(pairs: [MarketPair(base: "LAMB", quote: "KRW")], marketID: stream.marketID, depthLevels: 5)
+        var first = last
+        #expect(decode(#"{"ty":"orderbook","cd":"KRW-LAMB","tms":1618678263000,"obu":\#(units),"st":"REALTIME"}"#, &last, stream) == .data)
+        #expect(decode(#"{"obu":\#(units),"ty":"orderbook","tms":1618678263000,"cd":"KRW-LAMB"}"#, &first, stream) == .data)
+        let book = try #require(last.book(0))
+        #expect(book.isSynced && book.asks.prices == [127, 128] && book.bids.prices == [126, 125])
+        #expect(book.asks.sizes == [2.5, 3.0] && book.bids.sizes == [1.5, 4.0])
+        #expect(first.book(0) == book)
+        #expect(book.at == Date(timeIntervalSince1970: 1_618_678_263))
+        #expect(last.quote(0, exchange: .upbit, receivedAt: Self.t0).bid?.value == 126)
+    }
+
+    @Test func aMalformedPushIsDroppedBeforeAnyUnitIsApplied() throws {
+        let stream = try #require(UpbitStream(ticket: "t").keepingBooks(levels: 5))
+        var table = StreamMarketTable(pairs: [MarketPair(base: "LAMB", quote: "KRW")], marketID: stream.marketID, depthLevels: 5)
+        #expect(decode(#"{"ty":"orderbook","cd":"KRW-LAMB","tms":1618678263000,"obu":\#(units)}"#, &table, stream) == .data)
+        let held = try #require(table.book(0))
+        #expect(held.isSynced)
+        // A missing comma in the second unit, and a push cut short inside its units: the first unit (a new
+        // best ask) is not applied, the book stays the last push.
+        let bad = [
+            #"{"ty":"orderbook","cd":"KRW-LAMB","tms":1618678264000,"obu":[{"ap":126.5,"bp":126.0,"as":2.5,"bs":1.5},{"ap":128.0 "bp":125.0}]}"#,
+            #"{"ty":"orderbook","cd":"KRW-LAMB","tms":1618678264000,"obu":[{"ap":126.5,"bp":126.0,"as":2.5,"bs":1.5},{"ap":12"#,
+        ]
+        for text in bad {
+            #expect(decode(text, &table, stream) == .dropped(.malformed), "\(text)")
+            #expect(table.book(0) == held)
+        }
+    }
+}
