@@ -275,7 +275,7 @@ struct PostgresStoreTests {
         let server = try await PostgresTestServer()
         try await server.start()
         let url = await server.url()
-        let store = try await Self.open(url, operationTimeout: PostgresStore.defaultOperationTimeout)  // the daemon's: the stop is seen by it
+        let store = try await Self.open(url, operationTimeout: .seconds(10))  // the stopped server's reads fail by it
         _ = try await Self.lead(store)
         try await server.stop()  // a restart: clean (the test cluster runs with synchronous_commit=off)
         await #expect(throws: (any Error).self) { try await store.pendingEvents() }
