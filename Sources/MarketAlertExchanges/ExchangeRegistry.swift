@@ -25,6 +25,9 @@ package struct ExchangeDescriptor: Sendable {
     /// has both, so the config reader need not know which exchanges can be listed.
     package var marketList: @Sendable (ExchangeClient) -> any MarketListSource
     package var volumes: @Sendable (ExchangeClient) -> any MarketVolumeSource
+    /// v3 `transfers:`: how the exchange publishes deposit and withdrawal status (`<Name>TransferStatus.swift`;
+    /// nil: it does not, and every status stays unknown).
+    package var transferStatus: TransferStatusAdapter?
 
     package init(
         catalog: ExchangeCatalog.Entry, marketID: @escaping @Sendable (MarketPair) -> String,
@@ -32,7 +35,8 @@ package struct ExchangeDescriptor: Sendable {
         decodeTickers: @escaping @Sendable (Data, Set<MarketPair>, Date) throws(SourceError) -> [Quote],
         stream: (any ExchangeStreamProtocol)? = nil, wire: ExchangeWireKit,
         marketList: @escaping @Sendable (ExchangeClient) -> any MarketListSource,
-        volumes: @escaping @Sendable (ExchangeClient) -> any MarketVolumeSource
+        volumes: @escaping @Sendable (ExchangeClient) -> any MarketVolumeSource,
+        transferStatus: TransferStatusAdapter? = nil
     ) {
         self.catalog = catalog
         self.marketID = marketID
@@ -42,6 +46,7 @@ package struct ExchangeDescriptor: Sendable {
         self.wire = wire
         self.marketList = marketList
         self.volumes = volumes
+        self.transferStatus = transferStatus
     }
 
     package var id: ExchangeID { catalog.id }

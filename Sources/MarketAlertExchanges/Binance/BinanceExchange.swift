@@ -12,5 +12,6 @@ package enum BinanceExchange {
         stream: BinanceStream(),
         wire: BinanceWire.kit,
         marketList: { BinanceMarketList(client: $0) },
-        volumes: { BinanceVolumes(client: $0) })
+        volumes: { BinanceVolumes(client: $0) },
+        transferStatus: BinanceTransferStatus.adapter)
 }

@@ -17,5 +17,6 @@ package enum BitfinexExchange {
         stream: BitfinexStream(),
         wire: BitfinexWire.kit,
         marketList: { BitfinexMarketList(client: $0) },
-        volumes: { BitfinexVolumes(client: $0) })
+        volumes: { BitfinexVolumes(client: $0) },
+        transferStatus: BitfinexTransferStatus.adapter)
 }

@@ -12,5 +12,6 @@ package enum BitgetExchange {
         stream: BitgetStream(),
         wire: BitgetWire.kit,
         marketList: { BitgetMarketList(client: $0) },
-        volumes: { BitgetVolumes(client: $0) })
+        volumes: { BitgetVolumes(client: $0) },
+        transferStatus: BitgetTransferStatus.adapter)
 }

@@ -20,5 +20,6 @@ package enum BithumbExchange {
         stream: BithumbStream(),
         wire: BithumbWire.kit,
         marketList: { BithumbMarketList(client: $0) },
-        volumes: { BithumbVolumes(client: $0) })
+        volumes: { BithumbVolumes(client: $0) },
+        transferStatus: BithumbTransferStatus.adapter)
 }

@@ -12,5 +12,6 @@ package enum BybitExchange {
         stream: BybitStream(),
         wire: BybitWire.kit,
         marketList: { BybitMarketList(client: $0) },
-        volumes: { BybitVolumes(client: $0) })
+        volumes: { BybitVolumes(client: $0) },
+        transferStatus: BybitTransferStatus.adapter)
 }

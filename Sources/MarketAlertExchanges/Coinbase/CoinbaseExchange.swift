@@ -14,5 +14,6 @@ package enum CoinbaseExchange {
         stream: CoinbaseStream(),
         wire: CoinbaseWire.kit,
         marketList: { CoinbaseMarketList(client: $0) },
-        volumes: { CoinbaseVolumes(client: $0) })
+        volumes: { CoinbaseVolumes(client: $0) },
+        transferStatus: CoinbaseTransferStatus.adapter)
 }

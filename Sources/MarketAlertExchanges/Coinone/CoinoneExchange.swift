@@ -18,5 +18,6 @@ package enum CoinoneExchange {
         stream: CoinoneStream(),
         wire: CoinoneWire.kit,
         marketList: { CoinoneMarketList(client: $0) },
-        volumes: { CoinoneVolumes(client: $0) })
+        volumes: { CoinoneVolumes(client: $0) },
+        transferStatus: CoinoneTransferStatus.adapter)
 }

@@ -17,5 +17,6 @@ package enum GateExchange {
         stream: GateStream(),
         wire: GateWire.kit,
         marketList: { GateMarketList(client: $0) },
-        volumes: { GateVolumes(client: $0) })
+        volumes: { GateVolumes(client: $0) },
+        transferStatus: GateTransferStatus.adapter)
 }

@@ -16,5 +16,6 @@ package enum HTXExchange {
         stream: HTXStream(),
         wire: HTXWire.kit,
         marketList: { HTXMarketList(client: $0) },
-        volumes: { HTXVolumes(client: $0) })
+        volumes: { HTXVolumes(client: $0) },
+        transferStatus: HTXTransferStatus.adapter)
 }

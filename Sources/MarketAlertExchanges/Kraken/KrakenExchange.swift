@@ -12,5 +12,6 @@ package enum KrakenExchange {
         stream: KrakenStream(),
         wire: KrakenWire.kit,
         marketList: { KrakenMarketList(client: $0) },
-        volumes: { KrakenVolumes(client: $0) })
+        volumes: { KrakenVolumes(client: $0) },
+        transferStatus: KrakenTransferStatus.adapter)
 }

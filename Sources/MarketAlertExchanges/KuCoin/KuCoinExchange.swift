@@ -18,5 +18,6 @@ package enum KuCoinExchange {
         stream: KuCoinStream(),
         wire: KuCoinWire.kit,
         marketList: { KuCoinMarketList(client: $0) },
-        volumes: { KuCoinVolumes(client: $0) })
+        volumes: { KuCoinVolumes(client: $0) },
+        transferStatus: KuCoinTransferStatus.adapter)
 }

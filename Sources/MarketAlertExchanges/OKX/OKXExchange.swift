@@ -12,5 +12,6 @@ package enum OKXExchange {
         stream: OKXStream(),
         wire: OKXWire.kit,
         marketList: { OKXMarketList(client: $0) },
-        volumes: { OKXVolumes(client: $0) })
+        volumes: { OKXVolumes(client: $0) },
+        transferStatus: OKXTransferStatus.adapter)
 }

@@ -4,7 +4,7 @@ import MarketAlertKit
 
 /// How one exchange publishes deposit and withdrawal status: the request (signed for a private endpoint)
 /// and the decoding of its answer into a `TransferReport` for the assets asked for. Each exchange's folder
-/// defines its own (`<Name>TransferStatus.swift`); `TransferStatusRegistry` lists them.
+/// defines its own (`<Name>TransferStatus.swift`), named by its descriptor (`ExchangeDescriptor.transferStatus`).
 package struct TransferStatusAdapter: Sendable {
     package enum Access: Sendable, Equatable {
         /// A public endpoint: no key.

@@ -12,5 +12,6 @@ package enum UpbitExchange {
         stream: UpbitStream(),
         wire: UpbitWire.kit,
         marketList: { UpbitMarketList(client: $0) },
-        volumes: { UpbitVolumes(client: $0) })
+        volumes: { UpbitVolumes(client: $0) },
+        transferStatus: UpbitTransferStatus.adapter)
 }
