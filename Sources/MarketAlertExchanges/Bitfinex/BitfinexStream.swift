@@ -10,8 +10,8 @@ import MarketAlertKit
 /// connection are kept in the market table (`bindChannel`). A channel quiet for 15 s gets `[N,"hb"]`.
 ///
 /// Refusals echo the request: `{"channel":"ticker","symbol":"tXYZUSD","event":"error","msg":"symbol:
-/// invalid","code":10300,…}` (also the 30-channel limit per connection, which leaves the markets beyond
-/// it to REST). `info` events: 20051 (server restarting: reconnect) and 20061 (maintenance over: subscribe
+/// invalid","code":10300,…}` (also the 25-channel limit per connection of docs.bitfinex.com/docs/ws-public,
+/// which leaves the markets beyond it to REST). `info` events: 20051 (server restarting: reconnect) and 20061 (maintenance over: subscribe
 /// again) open a replacement connection before this one goes; 20060 (maintenance starts, pause) keeps the
 /// connection, whose markets then go quiet and are polled by REST until data returns.
 ///
