@@ -104,24 +104,7 @@ import Testing
             if state.failing { return .json(#"["error",10020,"conf: invalid"]"#, status: 500) }
             return .json((try? Self.withStatus(recorded, "DOT", deposit: 1, withdraw: state.withdraw)) ?? "")
         }
-        server.route("/api/v4/spot/currencies", response: .data(try Fixtures.data("gate/spot-currencies-USDT-ccxtsrc.json")))
-        var settings = Settings()
-        for id in [ExchangeID.bitfinex, .gate] { settings.exchanges[id] = ExchangeSettings(id: id, baseURL: server.baseURL) }
-        var rule = PremiumRule(
-            name: "global", assets: ["DOT", "BTC"], exchanges: [.bitfinex, .gate], quotes: ["USDT"], levels: PremiumRule.defaultLevels, clearPct: 0.04)
-        rule.transfers = .annotate
-        settings.premium.rules = [rule]
-        var transfers = TransferSettings()
-        transfers.pollInterval = .seconds(60)
-        settings.transfers = transfers
-        let fetcher = AsyncHTTPFetcher(client: client, clock: clock)
-        var factory = ProducerFactory(quoteSource: { _ in nil })
-        factory.transferPoller = { settings in
-            TransferPoller.make(
-                settings, fetcher: fetcher, secrets: SecretResolver(environment: [:]), clock: clock,
-                logger: Logger(label: "t", factory: { _ in SwiftLogNoOpLogHandler() }))
-        }
-        let world = try await RuntimeHarness.start(settings: settings, store: try SQLiteStore(inMemory: ()), factory: factory, clock: clock)
+        let world = try await TransferPollerWorld.start(.bitfinex, assets: ["DOT", "BTC"], server: server, client: client, clock: clock)
         func events() -> [String] { world.sink.events.filter { $0.kind == .transfer }.map { "\($0.key) \($0.status)" } }
 
         // DOT cannot be withdrawn (its one method, DOT, says [1, 0]); BTC moves both ways.

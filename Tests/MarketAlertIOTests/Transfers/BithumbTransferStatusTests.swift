@@ -103,25 +103,7 @@ import Testing
             if state.failing { return .json(#"{"status":"5600","message":"Please try again"}"#) }
             return .data((try? Self.withBTC(deposit: "1", withdraw: "\(state.withdraw)")) ?? Data())
         }
-        server.route("/api/v4/spot/currencies", response: .data(try Fixtures.data("gate/spot-currencies-USDT-ccxtsrc.json")))
-        var settings = Settings()
-        for id in [ExchangeID.bithumb, .gate] { settings.exchanges[id] = ExchangeSettings(id: id, baseURL: server.baseURL) }
-        var rule = PremiumRule(
-            name: "global", assets: ["BTC", "ADA"], exchanges: [.bithumb, .gate], quotes: ["USDT"],
-            levels: PremiumRule.defaultLevels, clearPct: 0.04)
-        rule.transfers = .annotate
-        settings.premium.rules = [rule]
-        var transfers = TransferSettings()
-        transfers.pollInterval = .seconds(60)
-        settings.transfers = transfers
-        let fetcher = AsyncHTTPFetcher(client: client, clock: clock)
-        var factory = ProducerFactory(quoteSource: { _ in nil })
-        factory.transferPoller = { settings in
-            TransferPoller.make(
-                settings, fetcher: fetcher, secrets: SecretResolver(environment: [:]), clock: clock,
-                logger: Logger(label: "t", factory: { _ in SwiftLogNoOpLogHandler() }))
-        }
-        let world = try await RuntimeHarness.start(settings: settings, store: try SQLiteStore(inMemory: ()), factory: factory, clock: clock)
+        let world = try await TransferPollerWorld.start(.bithumb, assets: ["BTC", "ADA"], server: server, client: client, clock: clock)
         func events() -> [String] { world.sink.events.filter { $0.kind == .transfer }.map { "\($0.key) \($0.status)" } }
 
         // BTC cannot be withdrawn (its one network says withdrawal_status 0); ADA moves both ways.
