@@ -8,16 +8,18 @@ import Foundation
 /// crossed book (best bid at or above best ask). A refused book is not in sync: it yields no executable
 /// price until a fresh snapshot replaces it.
 package struct OrderBook: Sendable, Equatable {
-    package private(set) var bids: BookSide
-    package private(set) var asks: BookSide
+    /// The book's state, behind one reference: a `Quote` carries its book inline, and every quote the engine
+    /// copies (into the quote book, a candidate, an observation's two sides) would otherwise copy all of it.
+    private var storage: Storage
+
+    package var bids: BookSide { storage.bids }
+    package var asks: BookSide { storage.asks }
     /// Levels a rule reads per side.
-    package let levels: Int
+    package var levels: Int { storage.levels }
     /// In sync with the exchange: seeded by a snapshot and every change since applied in order.
-    package private(set) var isSynced = false
+    package var isSynced: Bool { storage.isSynced }
     /// The exchange's time of the last change (or the receive time when it publishes none).
-    package private(set) var at: Date?
-    /// A level refused since the last commit: the commit refuses the whole snapshot or batch.
-    private var refused: Fault?
+    package var at: Date? { storage.at }
 
     /// Why a book stopped being usable.
     package enum Fault: String, Sendable, Equatable {
@@ -25,22 +27,26 @@ package struct OrderBook: Sendable, Equatable {
     }
 
     package init(levels: Int) {
-        self.levels = max(1, levels)
-        bids = BookSide(.descending, capacity: self.levels * 2)
-        asks = BookSide(.ascending, capacity: self.levels * 2)
+        storage = Storage(levels: max(1, levels))
+    }
+
+    package static func == (lhs: OrderBook, rhs: OrderBook) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.hasContents(of: rhs.storage)
     }
 
     /// Becomes a copy of `other`, in this book's own storage (no allocation when the level counts agree).
     package mutating func assign(from other: OrderBook) {
+        guard other.storage !== storage else { return }
         guard other.levels == levels else {
             self = other
             return
         }
-        bids.assign(from: other.bids)
-        asks.assign(from: other.asks)
-        isSynced = other.isSynced
-        at = other.at
-        refused = other.refused
+        unique()
+        storage.bids.assign(from: other.storage.bids)
+        storage.asks.assign(from: other.storage.asks)
+        storage.isSynced = other.storage.isSynced
+        storage.at = other.storage.at
+        storage.refused = other.storage.refused
     }
 
     /// Runs `body` on this book (lets an optional book be changed in place: `book?.mutate { … }`).
@@ -48,71 +54,123 @@ package struct OrderBook: Sendable, Equatable {
 
     /// Starts a snapshot: both sides emptied, not in sync until `endSnapshot`.
     package mutating func beginSnapshot() {
-        bids.removeAll()
-        asks.removeAll()
-        isSynced = false
-        refused = nil
+        unique()
+        storage.bids.removeAll()
+        storage.asks.removeAll()
+        storage.isSynced = false
+        storage.refused = nil
     }
 
     /// Starts a snapshot that keeps the levels the book holds, for a source whose levels mostly stay the same
     /// (a kept book published after each message): the caller cuts each side where it first differs
     /// (`keepFirst`) and appends the snapshot's levels from there (`append`); `commit` ends it as a snapshot.
     package mutating func beginSnapshotKeepingLevels() {
-        isSynced = false
-        refused = nil
+        unique()
+        storage.isSynced = false
+        storage.refused = nil
     }
 
     /// Keeps the best `count` levels of one side.
     package mutating func keepFirst(_ count: Int, bid: Bool) {
-        if bid { bids.keepFirst(count) } else { asks.keepFirst(count) }
+        unique()
+        if bid { storage.bids.keepFirst(count) } else { storage.asks.keepFirst(count) }
     }
 
     /// Appends a level worse than every held one of its side (a snapshot handed over in order). A level that
     /// is not one (out of order, not positive and finite, beyond the capacity) marks the book out of sync.
     @discardableResult
     package mutating func append(bid: Bool, price: Double, size: Double) -> Fault? {
-        let ok = bid ? bids.append(price: price, size: size) : asks.append(price: price, size: size)
+        unique()
+        let ok = bid ? storage.bids.append(price: price, size: size) : storage.asks.append(price: price, size: size)
         if ok { return nil }
-        isSynced = false
-        refused = .invalidLevel
+        storage.isSynced = false
+        storage.refused = .invalidLevel
         return .invalidLevel
     }
 
     /// Sets one level (size 0 removes it). A level no exchange may send marks the book out of sync.
     @discardableResult
     package mutating func set(bid: Bool, price: Double, size: Double) -> Fault? {
-        let ok = bid ? bids.set(price: price, size: size) : asks.set(price: price, size: size)
+        unique()
+        let ok = bid ? storage.bids.set(price: price, size: size) : storage.asks.set(price: price, size: size)
         if ok { return nil }
-        isSynced = false
-        refused = .invalidLevel
+        storage.isSynced = false
+        storage.refused = .invalidLevel
         return .invalidLevel
     }
 
     /// Ends a snapshot or a batch of changes at `time`: a crossed book is refused. Returns the fault, if any.
     @discardableResult
     package mutating func commit(at time: Date, snapshot: Bool) -> Fault? {
-        at = time
-        if let fault = refused {
-            refused = nil
-            isSynced = false
+        unique()
+        storage.at = time
+        if let fault = storage.refused {
+            storage.refused = nil
+            storage.isSynced = false
             return fault
         }
-        if let bid = bids.best?.price, let ask = asks.best?.price, bid >= ask {
-            isSynced = false
+        if let bid = storage.bids.best?.price, let ask = storage.asks.best?.price, bid >= ask {
+            storage.isSynced = false
             return .crossed
         }
-        if snapshot { isSynced = true }
+        if snapshot { storage.isSynced = true }
         return nil
     }
 
     /// The exchange's stream lost a change (sequence gap, checksum mismatch): out of sync until a snapshot.
     package mutating func invalidate() {
-        isSynced = false
+        unique()
+        storage.isSynced = false
     }
 
     /// Whether the book can price a trade at `now`: in sync, both sides present, not older than `maxAge`.
     package func isUsable(now: Date, maxAge: TimeInterval) -> Bool {
         guard isSynced, !bids.isEmpty, !asks.isEmpty, let at else { return false }
         return now.timeIntervalSince(at) <= maxAge
+    }
+}
+
+extension OrderBook {
+    /// Copies the storage when another book shares it: a book's storage is written only while it is this
+    /// value's own (copy on write, as `Array` does).
+    @inline(__always)
+    private mutating func unique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
+    /// `@unchecked Sendable`, and safe: `Storage` is private to this file, and `OrderBook` writes it only in
+    /// its mutating methods, each after `unique()` has made this value the storage's only owner. A storage
+    /// that two values (on two threads, say) can reach is therefore never written, only copied, like the
+    /// buffer of an `Array`.
+    private final class Storage: @unchecked Sendable {
+        var bids: BookSide
+        var asks: BookSide
+        let levels: Int
+        var isSynced = false
+        var at: Date?
+        /// A level refused since the last commit: the commit refuses the whole snapshot or batch.
+        var refused: Fault?
+
+        init(levels: Int) {
+            self.levels = levels
+            bids = BookSide(.descending, capacity: levels * 2)
+            asks = BookSide(.ascending, capacity: levels * 2)
+        }
+
+        private init(copying other: Storage) {
+            levels = other.levels
+            bids = other.bids
+            asks = other.asks
+            isSynced = other.isSynced
+            at = other.at
+            refused = other.refused
+        }
+
+        func copy() -> Storage { Storage(copying: self) }
+
+        func hasContents(of other: Storage) -> Bool {
+            levels == other.levels && isSynced == other.isSynced && at == other.at && refused == other.refused
+                && bids == other.bids && asks == other.asks
+        }
     }
 }
