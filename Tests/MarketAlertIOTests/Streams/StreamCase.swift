@@ -65,6 +65,8 @@ struct StreamCase: Sendable, CustomStringConvertible {
     /// Whether the persona can acknowledge only part of a subscription (exchanges with one ack per request
     /// and one request cannot be partly acked).
     var partialAck = false
+    /// The stream is live on its first data frame, which answers the subscription (no ack: Upbit, Bithumb).
+    var liveOnFirstData = false
     /// A watched market the exchange's error names when it does not exist (nil: the exchange never says).
     var refusable: String? = nil
 

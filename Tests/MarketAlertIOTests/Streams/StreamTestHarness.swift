@@ -13,6 +13,8 @@ final class StreamTestHarness: Sendable {
     let clock: ManualClock
     let counters: StreamCounters
     let knobs: StreamPersonaKnobs
+    /// The stream goes live on its first data frame (`StreamCase.liveOnFirstData`).
+    let liveOnFirstData: Bool
     private let updates = UpdateLog()
     private let task = Mutex<Task<Void, Never>?>(nil)
 
@@ -22,6 +24,7 @@ final class StreamTestHarness: Sendable {
         _ streamCase: StreamCase, mode: StreamPersonaKnobs.Mode = .ack, staleAfter: Duration = .seconds(30), refusing: Set<String> = []
     ) async throws {
         knobs = StreamPersonaKnobs(mode)
+        liveOnFirstData = streamCase.liveOnFirstData
         knobs.refuse(refusing)
         server = try await WebSocketTestServer(persona: streamCase.persona(knobs))
         clock = ManualClock(now: Self.start)
@@ -64,8 +67,20 @@ final class StreamTestHarness: Sendable {
     /// Gives the source a moment (real time) to act on what it has; for checks that something did NOT happen.
     func settle() async throws { try await Task.sleep(for: .milliseconds(150)) }
 
+    /// Waits for the `count`th `.live`; for a stream that goes live on its first data (no ack: Upbit, Bithumb),
+    /// also for the quotes of that frame. The driver emits `.live` on its own task and the intake the read's
+    /// quotes on the socket's thread, in either order, so a test that took a baseline after `.live` alone
+    /// could see that frame's quotes arrive after it.
     func waitLive(count: Int = 1) async throws {
         try await waitFor("live #\(count)") { $0.lives >= count }
+        guard liveOnFirstData else { return }
+        try await waitFor("the quotes of the frame that made live #\(count)") { h in
+            let updates = h.all
+            guard let live = updates.indices.filter({ updates[$0] == .live }).dropFirst(count - 1).first else { return false }
+            // This connection's frames come after the last `.down` before its `.live`.
+            let connected = updates[..<live].lastIndex { if case .down = $0 { true } else { false } }.map { $0 + 1 } ?? 0
+            return updates[connected...].contains { if case .quotes = $0 { true } else { false } }
+        }
     }
 
     func waitDown(count: Int = 1) async throws {

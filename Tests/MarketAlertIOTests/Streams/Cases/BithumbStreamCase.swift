@@ -17,5 +17,6 @@ extension StreamCase {
         fresh: .text(#"{"type":"orderbook","code":"KRW-ETH","total_ask_size":1,"total_bid_size":1,"orderbook_units":[{"ask_price":3500000,"bid_price":3499000,"ask_size":0.5,"bid_size":0.7}],"timestamp":1725927377300,"level":0,"stream_type":"REALTIME"}"#),
         freshMarket: "KRW-ETH", freshExpected: Expected(bid: "3499000", ask: "3500000"),
         bad: upbitStyleBad(simple: false),
-        keepalive: .clientPings(.ping(Data()), interval: .seconds(30), window: .seconds(45)))
+        keepalive: .clientPings(.ping(Data()), interval: .seconds(30), window: .seconds(45)),
+        liveOnFirstData: true)
 }

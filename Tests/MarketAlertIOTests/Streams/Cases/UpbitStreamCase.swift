@@ -20,7 +20,8 @@ extension StreamCase {
         fresh: .binary(Data(#"{"ty":"orderbook","cd":"KRW-BTC","tms":1618678263000,"tas":1.5,"tbs":2.5,"obu":[{"ap":68000000.0,"bp":67990000.0,"as":0.5,"bs":0.25}],"st":"REALTIME"}"#.utf8)),
         freshMarket: "KRW-BTC", freshExpected: Expected(bid: "67990000", ask: "68000000", last: "100"),
         bad: upbitStyleBad(simple: true),
-        keepalive: .clientPings(.ping(Data()), interval: .seconds(30), window: .seconds(45)))
+        keepalive: .clientPings(.ping(Data()), interval: .seconds(30), window: .seconds(45)),
+        liveOnFirstData: true)
 
     static let upbitStyleTopics: @Sendable ([String]) -> Set<String> = { texts in
         Set(texts.flatMap { text -> [String] in
