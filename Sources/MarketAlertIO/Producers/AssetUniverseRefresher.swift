@@ -44,6 +44,7 @@ package actor AssetUniverseRefresher {
         self.retry = retry
         self.converter = converter
         self.apply = apply
+        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// The settings with the lists as last read (before the first read: `assets: all` rules watch nothing).
@@ -52,33 +53,29 @@ package actor AssetUniverseRefresher {
     }
 
     private var lastRead: Date?
-    private var task: Task<Void, Never>?
+    /// Whether the refresh loop refreshes (a rule needs the lists); until then `run()` idles.
+    private var enabled = false
+    /// Wakes `run()` when `start` enables it.
+    private let wakes: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
 
-    /// Starts the refresh loop unless it runs (the daemon starts it when a rule needs the lists); `initial`:
-    /// the settings already applied, when none went through this refresher.
+    /// Enables the refresh loop (the daemon does when a rule needs the lists, at start or at a reload);
+    /// `initial`: the settings already applied, when none went through this refresher.
     package func start(applied initial: Settings) {
-        guard task == nil else { return }
+        guard !enabled else { return }
         if applied == nil { applied = initial }
-        // Unstructured on purpose: it starts at start or at a reload that first needs the lists, so it cannot be
-        // a child of a group that exists from the start. Owned by this refresher (`task`): `stop()` cancels and
-        // awaits it, and `DataPathService.run` calls `stop()` before it returns.
-        task = Task { await self.run() }
+        enabled = true
+        wake.yield()
     }
 
-    /// Whether the refresh loop runs (then every reload goes through `reload`).
-    package var isRunning: Bool { task != nil }
+    /// Whether the refresh loop is enabled (then every reload goes through `reload`).
+    package var isRunning: Bool { enabled }
 
-    /// Stops the loop and waits for it.
-    package func stop() async {
-        let running = task
-        task = nil
-        running?.cancel()
-        await running?.value
-    }
-
-    /// Refreshes at once, then every `interval` (sooner while some volume has no rate), until cancelled.
-    private func run() async {
-        while !Task.isCancelled {
+    /// The refresh loop, a child task of the data path (`DataPathService.run`): idle until `start`, then
+    /// refreshes at once and every `interval` (sooner while some volume has no rate), until cancelled.
+    package func run() async {
+        for await _ in wakes where enabled { break }
+        while enabled, !Task.isCancelled {
             let due = lastRead.map { clock.now().timeIntervalSince($0) >= interval.seconds - 1 } ?? true
             let wait = await refresh(fetch: due)
             do { try await clock.sleep(for: wait, label: Self.label) } catch { return }

@@ -100,11 +100,16 @@ package final class DataPathService: Service, Sendable {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask(executorPreference: executor) { await loop.run() }
                 logger.info("marketalertd running", metadata: ["exchanges": "\(initial.watchedPairsByExchange.keys.map(\.rawValue).sorted())"])
-                // Until graceful shutdown (or cancellation): then stop the producers first, so the loop can
-                // publish everything they delivered, and finish the inbox.
-                try? await gracefulShutdown()
-                lifecycle.stopping()
-                await universe.stop()
+                // Until graceful shutdown (or cancellation): then stop the market-list refresh (no apply may
+                // restart a producer now) and the producers, so the loop can publish everything they
+                // delivered, and finish the inbox.
+                await withDiscardingTaskGroup { refresh in
+                    let universe = universe
+                    refresh.addTask { await universe.run() }
+                    try? await gracefulShutdown()
+                    lifecycle.stopping()
+                    refresh.cancelAll()
+                }
                 await producers.stopAll()
                 inbox.finish()
                 await group.waitForAll()
