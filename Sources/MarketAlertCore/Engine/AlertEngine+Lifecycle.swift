@@ -24,6 +24,8 @@ extension AlertEngine {
     mutating func reload(_ new: Settings, now: Date, into out: inout EngineOutput) {
         let old = settings
         settings = new
+        // Before the changed exchanges' quotes go: the resolved notification quotes the last observation.
+        resolveUnwatched(old: old, new: new, now: now, into: &out)
         let oldWatched = old.watchedPairsByExchange
         let newWatched = new.watchedPairsByExchange
         sources.watch(Set(newWatched.keys))
@@ -47,7 +49,6 @@ extension AlertEngine {
         if old.ipo != new.ipo {
             ipo.reload(new.ipo)
         }
-        resolveUnwatched(old: old, new: new, now: now, into: &out)
         out.publication.deletedKeys += premium.retain(settings: new.premium)
         reloadHistory(old: old, now: now, into: &out)
         out.publication.deletedKeys += fx.retainMoveAlerts(new.fx.alerts)
@@ -75,7 +76,7 @@ extension AlertEngine {
         let degraded = exchanges.filter { settings.exchanges[$0]?.streamURL != nil && settings.exchanges[$0]?.streamEnabled == true && !liveStreams.contains($0) }
         if !degraded.isEmpty && !liveStreams.isEmpty { exchangePart += ", \(degraded.count) on REST (\(degraded.map(\.rawValue).joined(separator: ", ")))" }
         var parts = ["ready: " + exchangePart]
-        if let top = premium.highestObservation() {
+        if let top = premium.highestObservation(in: book) {
             parts.append("max premium \(top.asset) \(NumberText.percent(top.pct))%")
         } else if !settings.premium.rules.isEmpty {
             parts.append("no premium yet")
@@ -102,7 +103,7 @@ extension AlertEngine {
     /// Latest premium per rule and asset (nil: fewer than two fresh prices, or not yet evaluated).
     package func premiumTable() -> [(rule: String, asset: String, observation: PremiumObservation?)] {
         settings.premium.rules.flatMap { rule in
-            rule.assets.map { asset in (rule.name, asset, premium.observation(forKey: PremiumEvents.key(rule: rule.name, asset: asset))) }
+            rule.assets.map { asset in (rule.name, asset, premium.observation(forKey: PremiumEvents.key(rule: rule.name, asset: asset), in: book)) }
         }
     }
 

@@ -68,7 +68,7 @@ extension AlertEngine: FiringAlerts {
 
     func currentFiringEvent(_ key: String, now: Date) -> AlertEvent? {
         if let parts = SilenceMatcher.Subject.premiumParts(key), case .firing(let level, _, _)? = premium.state(forKey: key)?.phase,
-           let rule = settings.premium.rules.first(where: { $0.name == parts.rule }), let observation = premium.observation(forKey: key),
+           let rule = settings.premium.rules.first(where: { $0.name == parts.rule }), let observation = premium.observation(forKey: key, in: book),
            let event = PremiumEvents.event(
             id: makeID(), rule: rule, reference: settings.premium.reference, observation: observation,
             action: .repeatNotification(level: level), now: now)

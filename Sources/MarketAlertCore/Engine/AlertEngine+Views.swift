@@ -54,7 +54,7 @@ extension AlertEngine {
                 default: break
                 }
                 var row = PremiumStatus(
-                    rule: rule.name, asset: asset, observation: premium.observation(forKey: key), firingLevel: level,
+                    rule: rule.name, asset: asset, observation: premium.observation(forKey: key, in: book), firingLevel: level,
                     firingSeverity: level.map { rule.levels[$0].severity }, levels: rule.levels, pending: pending)
                 if let now { row.bases = premium.currentBases(forKey: key, book: book, now: now, maxQuoteAge: settings.premium.maxQuoteAge) }
                 row.reference = settings.premium.reference

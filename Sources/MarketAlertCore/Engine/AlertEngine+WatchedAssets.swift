@@ -25,7 +25,7 @@ extension AlertEngine {
     /// there is one, and a summary that says why it resolved.
     private func unwatchedEvent(rule: PremiumRule, asset: String, key: String, now: Date) -> AlertEvent {
         let why = "\(asset) premium (\(rule.name)) resolved: no longer watched (it left the rule's assets: all list)"
-        if let observation = premium.observation(forKey: key),
+        if let observation = premium.observation(forKey: key, in: book),
            var event = PremiumEvents.event(
             id: makeID(), rule: rule, reference: settings.premium.reference, observation: observation, action: .resolve, now: now)
         {

@@ -13,7 +13,7 @@ package struct AlertEngine: Sendable {
     /// Source of event ids (random UUIDs in the daemon; predictable in tests).
     let makeID: @Sendable () -> String
 
-    var book = QuoteBook()
+    package internal(set) var book = QuoteBook()
     package internal(set) var premium = PremiumEvaluator()
     var gate = SettleGate()
     /// Source health, the `source/<name>` alerts, live streams and silence (`SourceHealthMachine`).

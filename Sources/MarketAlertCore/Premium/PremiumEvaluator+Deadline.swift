@@ -31,9 +31,9 @@ extension PremiumEvaluator {
     private func computeDeadline(settings: PremiumSettings) -> Date? {
         var earliest = nextDeadline(settings: settings)
         let maxAge = settings.maxQuoteAge.seconds
-        forEachPending { observation in
+        forEachPending { oldestAt in
             // A quote is fresh while `at >= now - max_quote_age`: stale from just after that instant.
-            let expiry = min(observation.high.quote.at, observation.low.quote.at).addingTimeInterval(maxAge + 0.001)
+            let expiry = oldestAt.addingTimeInterval(maxAge + 0.001)
             if earliest.map({ expiry < $0 }) ?? true { earliest = expiry }
         }
         return earliest
@@ -66,15 +66,22 @@ extension PremiumEvaluator {
         return earliest
     }
 
-    /// Calls `body` with every pending key's latest observation.
-    func forEachPending(_ body: (PremiumObservation) -> Void) {
+    /// Calls `body` with the older quote time of every pending key's latest observation.
+    func forEachPending(_ body: (Date) -> Void) {
         for slot in slotStates.indices {
-            guard case .pending? = slotStates[slot]?.phase, let observation = slotLatest[slot] else { continue }
-            body(observation)
+            guard case .pending? = slotStates[slot]?.phase else { continue }
+            if let sides = slotSides[slot] {
+                body(sides.oldestAt)
+            } else if let observation = slotLatest[slot] {
+                body(min(observation.high.quote.at, observation.low.quote.at))
+            }
         }
         for (key, state) in detachedStates {
-            guard case .pending = state.phase, let observation = detachedLatest[key] else { continue }
-            body(observation)
+            guard case .pending = state.phase, let latest = detachedLatest[key] else { continue }
+            switch latest {
+            case .sides(let sides): body(sides.oldestAt)
+            case .full(let observation): body(min(observation.high.quote.at, observation.low.quote.at))
+            }
         }
     }
 }

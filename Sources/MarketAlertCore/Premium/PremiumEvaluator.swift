@@ -18,16 +18,20 @@ package struct PremiumDecision: Sendable, Equatable {
 ///
 /// The rules are compiled into a `PremiumPlan` when they change; each key's state and latest observation
 /// live in arrays indexed by the plan's key slots, so an evaluation hashes no string. The String-keyed
-/// views (`states`, `latest`, `state(forKey:)`, `observation(forKey:)`) are derived from those arrays.
+/// views (`states`, `latest(in:)`, `state(forKey:)`, `observation(forKey:in:)`) are derived from those
+/// arrays. A `last`/`mid` key keeps its observation as `ObservedSides` (slots into the quote book): the
+/// views make the observation from the book the evaluation read.
 package struct PremiumEvaluator: Sendable {
     private(set) var plan = PremiumPlan(rules: [])
-    /// Per plan key: its state machine and latest observation (nil: none yet / too few prices).
+    /// Per plan key: its state machine and latest observation (nil: none yet / too few prices), the sides of
+    /// a `last`/`mid` rule or the whole observation of a `bidask`/`depth` rule (at most one of the two).
     private(set) var slotStates: [LeveledAlertStateMachine?] = []
+    private(set) var slotSides: [ObservedSides?] = []
     private(set) var slotLatest: [PremiumObservation?] = []
     /// States (and observations) of keys outside the plan: restored before the first evaluation, or of a
     /// rule or asset that a reload removed, until `retain` forgets them.
     private(set) var detachedStates: [String: LeveledAlertStateMachine] = [:]
-    private(set) var detachedLatest: [String: PremiumObservation] = [:]
+    private(set) var detachedLatest: [String: LatestObservation] = [:]
     /// Per plan currency: its conversion into the reference currency for the current evaluation.
     var conversions: [ReferenceConversion?] = []
     /// The converter `conversions` were computed with (nil: not computed for this plan).
@@ -64,22 +68,34 @@ package struct PremiumEvaluator: Sendable {
         return all
     }
 
-    /// The latest observation per key (nil when too few prices), for `once` and the status line (built on
-    /// each call: use `observation(forKey:)` for one key).
-    package var latest: [String: PremiumObservation] {
-        var all = detachedLatest
-        for (slot, observation) in slotLatest.enumerated() { if let observation { all[plan.keys[slot]] = observation } }
+    /// The latest observation per key (nil when too few prices), from `book` (the book the evaluations read),
+    /// for `once` and the status line (built on each call: use `observation(forKey:in:)` for one key).
+    package func latest(in book: QuoteBook) -> [String: PremiumObservation] {
+        var all = detachedLatest.compactMapValues { $0.observation(in: book) }
+        for slot in plan.keys.indices {
+            if let observation = latestObservation(slot: slot, in: book) { all[plan.keys[slot]] = observation }
+        }
         return all
     }
+
+    /// Key slot `slot`'s latest observation, made from `book`.
+    func latestObservation(slot: Int, in book: QuoteBook) -> PremiumObservation? {
+        if let sides = slotSides[slot] { return sides.observation(in: book) }
+        return slotLatest[slot]
+    }
+
+    /// Key slot `slot`'s latest pct.
+    func latestPct(slot: Int) -> Double? { slotSides[slot]?.pct ?? slotLatest[slot]?.pct }
 
     package func state(forKey key: String) -> LeveledAlertStateMachine? {
         if let slot = plan.index[key] { return slotStates[slot] }
         return detachedStates[key]
     }
 
-    package func observation(forKey key: String) -> PremiumObservation? {
-        if let slot = plan.index[key] { return slotLatest[slot] }
-        return detachedLatest[key]
+    /// The latest observation of `key`, made from `book` (the book the evaluations read).
+    package func observation(forKey key: String, in book: QuoteBook) -> PremiumObservation? {
+        if let slot = plan.index[key] { return latestObservation(slot: slot, in: book) }
+        return detachedLatest[key]?.observation(in: book)
     }
 
     /// Compiles `rules` when they differ from the plan's, carrying every key's state and observation over.
@@ -87,11 +103,26 @@ package struct PremiumEvaluator: Sendable {
         guard !plan.compiles(rules) else { return }
         for (slot, key) in plan.keys.enumerated() {
             if let state = slotStates[slot] { detachedStates[key] = state }
-            if let observation = slotLatest[slot] { detachedLatest[key] = observation }
+            if let sides = slotSides[slot] { detachedLatest[key] = .sides(sides) }
+            if let observation = slotLatest[slot] { detachedLatest[key] = .full(observation) }
         }
         plan = PremiumPlan(rules: rules)
         slotStates = plan.keys.map { detachedStates.removeValue(forKey: $0) }
-        slotLatest = plan.keys.map { detachedLatest.removeValue(forKey: $0) }
+        slotSides = []
+        slotLatest = []
+        for key in plan.keys {
+            switch detachedLatest.removeValue(forKey: key) {
+            case .sides(let sides)?:
+                slotSides.append(sides)
+                slotLatest.append(nil)
+            case .full(let observation)?:
+                slotSides.append(nil)
+                slotLatest.append(observation)
+            case nil:
+                slotSides.append(nil)
+                slotLatest.append(nil)
+            }
+        }
         conversions = Array(repeating: nil, count: plan.currencies.count)
         conversionsFrom = nil
         transferFlagsStale = true
@@ -164,17 +195,36 @@ package struct PremiumEvaluator: Sendable {
     /// changed phase.
     private mutating func evaluateEntry(_ entry: Int, rule ruleIndex: Int, book: QuoteBook, now: Date, oldest: Date) -> PremiumDecision? {
         let slot = plan.entries[entry].key  // the key is `plan.keys[slot]`
-        let viaUSDT = plan.rules[ruleIndex].rule.krwVia == .usdt
-        var observation = plan.observe(
-            entry: entry, rule: ruleIndex, book: book, conversions: viaUSDT ? usdtConversions : conversions, oldest: oldest,
-            scratch: &scratch, transfer: transferFlags)
-        var pct = observation?.pct
-        if let seen = pct, seen > plan.rules[ruleIndex].rule.maxPlausiblePct {
-            implausible[plan.keys[slot]] = observation
-            observation = nil
-            pct = nil
-        } else if !implausible.isEmpty {
-            implausible[plan.keys[slot]] = nil
+        let rule = plan.rules[ruleIndex].rule
+        let entryConversions = rule.krwVia == .usdt ? usdtConversions : conversions
+        let pct: Double?
+        switch rule.basis {
+        case .last, .mid:
+            // By slot, no quote copied: the observation is made when something reads it.
+            var sides = plan.observeSides(
+                entry: entry, rule: ruleIndex, book: book, conversions: entryConversions, oldest: oldest, transfer: transferFlags)
+            if let seen = sides?.pct, seen > rule.maxPlausiblePct {
+                implausible[plan.keys[slot]] = sides?.observation(in: book)
+                sides = nil
+            } else if !implausible.isEmpty {
+                implausible[plan.keys[slot]] = nil
+            }
+            pct = sides?.pct
+            slotSides[slot] = consume sides
+            if slotLatest[slot] != nil { slotLatest[slot] = nil }  // a reload changed the rule's basis
+        case .bidask, .depth:
+            var observation = plan.observeCandidates(
+                entry: entry, rule: ruleIndex, book: book, conversions: entryConversions, oldest: oldest, scratch: &scratch,
+                transfer: transferFlags)
+            if let seen = observation?.pct, seen > rule.maxPlausiblePct {
+                implausible[plan.keys[slot]] = observation
+                observation = nil
+            } else if !implausible.isEmpty {
+                implausible[plan.keys[slot]] = nil
+            }
+            pct = observation?.pct
+            slotLatest[slot] = consume observation
+            if slotSides[slot] != nil { slotSides[slot] = nil }  // a reload changed the rule's basis
         }
         if let pct { history.observe(at: slot, pct: pct, now: now) }  // bound to `plan.keys` in `evaluate`
         var state = slotStates[slot] ?? LeveledAlertStateMachine()
@@ -186,15 +236,9 @@ package struct PremiumEvaluator: Sendable {
         // a key (not with its value alone). Holding it is not persisted: a restart meanwhile starts it over.
         if case .pending = before { deadlineCache = nil } else if changed || keptBefore || state.clearingSince != nil { deadlineCache = nil }
         slotStates[slot] = state
-        guard action != .none || changed else {
-            // Almost every stream quote ends here: the observation moves into its slot, not copied and then
-            // destroyed (it holds two quotes; the copy and the destroy were a fifth of this function).
-            slotLatest[slot] = consume observation
-            return nil
-        }
-        slotLatest[slot] = observation
+        guard action != .none || changed else { return nil }
         return PremiumDecision(
-            rule: plan.rules[ruleIndex].rule, key: plan.keys[slot], observation: observation, action: action, state: state,
+            rule: rule, key: plan.keys[slot], observation: latestObservation(slot: slot, in: book), action: action, state: state,
             stateChanged: changed, bases: bases(entry: entry, rule: ruleIndex, observed: pct, book: book, oldest: oldest))
     }
 
@@ -223,17 +267,23 @@ package struct PremiumEvaluator: Sendable {
         return keys
     }
 
-    /// The observation with the highest premium (the first such key, in rule and asset order).
-    package func highestObservation() -> PremiumObservation? {
-        // By index, comparing in place: copying each observation (two quotes) to compare cost more than the
-        // rest of the status line it feeds, once a second.
+    /// The observation with the highest premium (the first such key, in rule and asset order), made from
+    /// `book` (the book the evaluations read).
+    package func highestObservation(in book: QuoteBook) -> PremiumObservation? {
+        // By pct first: only the winner's observation is made.
         var best: Int?
-        for slot in slotLatest.indices {
-            guard let pct = slotLatest[slot]?.pct else { continue }
-            if best.map({ pct > (slotLatest[$0]?.pct ?? -.infinity) }) ?? true { best = slot }
+        var bestPct = -Double.infinity
+        for slot in plan.keys.indices {
+            guard let pct = latestPct(slot: slot) else { continue }
+            if best == nil || pct > bestPct {
+                best = slot
+                bestPct = pct
+            }
         }
-        var top = best.flatMap { slotLatest[$0] }
-        for observation in detachedLatest.values where top.map({ observation.pct > $0.pct }) ?? true { top = observation }
+        var top = best.flatMap { latestObservation(slot: $0, in: book) }
+        for latest in detachedLatest.values where top.map({ latest.pct > $0.pct }) ?? true {
+            if let observation = latest.observation(in: book) { top = observation }
+        }
         return top
     }
 }

@@ -21,16 +21,65 @@ extension PremiumPlan {
         entry: Int, rule ruleIndex: Int, book: QuoteBook, conversions: [ReferenceConversion?], oldest: Date,
         scratch: inout [BidAskCandidate], transfer: [UInt8] = []
     ) -> PremiumObservation? {
+        switch rules[ruleIndex].rule.basis {
+        case .bidask, .depth:
+            return observeCandidates(
+                entry: entry, rule: ruleIndex, book: book, conversions: conversions, oldest: oldest, scratch: &scratch, transfer: transfer)
+        case .last, .mid:
+            return observeSides(entry: entry, rule: ruleIndex, book: book, conversions: conversions, oldest: oldest, transfer: transfer)?
+                .observation(in: book)
+        }
+    }
+
+    /// A `bidask` or `depth` rule's observation, from its fresh, convertible candidates (one per exchange).
+    func observeCandidates(
+        entry: Int, rule ruleIndex: Int, book: QuoteBook, conversions: [ReferenceConversion?], oldest: Date,
+        scratch: inout [BidAskCandidate], transfer: [UInt8] = []
+    ) -> PremiumObservation? {
+        scratch.removeAll(keepingCapacity: true)
+        let quoteCount = rules[ruleIndex].currencies.count
+        let marketBase = entries[entry].marketBase
+        let oldest = oldest.timeIntervalSinceReferenceDate
+        for exchange in 0..<rules[ruleIndex].rule.exchanges.count {
+            guard let (slot, summary, position) = firstPresent(marketBase: marketBase, exchange: exchange, quoteCount: quoteCount, book: book),
+                  summary.at >= oldest, let conversion = conversions[rules[ruleIndex].currencies[position]],
+                  let quote = book.quote(inSlot: slot)
+            else { continue }
+            let flags = transfer.isEmpty ? 0 : transfer[marketBase + exchange * quoteCount]
+            scratch.append(BidAskCandidate(quote: quote, factor: conversion.value, rates: conversion.rates, transfer: flags))
+        }
+        let asset = entries[entry].asset
+        if rules[ruleIndex].rule.basis == .depth { return DepthPremium.best(rule: rules[ruleIndex].rule, asset: asset, candidates: scratch) }
+        return PremiumCalculator.bestBidAsk(asset: asset, candidates: scratch)
+    }
+
+    /// The first quote currency the exchange has a quote in (fresh or not: a stale one is not replaced by the
+    /// next currency): its slot, summary and position in the rule's currencies.
+    @inline(__always)
+    private func firstPresent(marketBase: Int, exchange: Int, quoteCount: Int, book: QuoteBook) -> (Int, QuoteSummary, Int)? {
+        var position = 0
+        while position < quoteCount {
+            let candidate = slots[marketBase + exchange * quoteCount + position]
+            if candidate >= 0 {
+                let summary = book.summary(inSlot: candidate)
+                if summary.present { return (candidate, summary, position) }
+            }
+            position += 1
+        }
+        return nil
+    }
+
+    /// A `last` or `mid` rule's premium by slot: the dearest and the cheapest side, no quote copied
+    /// (`ObservedSides.observation(in:)` makes the observation).
+    func observeSides(
+        entry: Int, rule ruleIndex: Int, book: QuoteBook, conversions: [ReferenceConversion?], oldest: Date, transfer: [UInt8] = []
+    ) -> ObservedSides? {
         let basis = rules[ruleIndex].rule.basis
         let exchangeCount = rules[ruleIndex].rule.exchanges.count
         let quoteCount = rules[ruleIndex].currencies.count
         let marketBase = entries[entry].marketBase
-        let collects = basis == .bidask || basis == .depth
-        if collects {
-            scratch.removeAll(keepingCapacity: true)
-        }
-        // The dearest, the cheapest and the second priced side, by slot: quotes are copied only for the two kept.
-        typealias Side = (slot: Int, ref: Double, currency: Int)
+        // The dearest, the cheapest and the second priced side, by slot.
+        typealias Side = (slot: Int, ref: Double, currency: Int, at: Double)
         let oldest = oldest.timeIntervalSinceReferenceDate
         var high: Side?
         var low: Side?
@@ -42,43 +91,16 @@ extension PremiumPlan {
         var sellable: (first: Side?, second: Side?, firstExchange: Int, secondExchange: Int) = (nil, nil, -1, -1)
         var buyable: (first: Side?, second: Side?, firstExchange: Int, secondExchange: Int) = (nil, nil, -1, -1)
         for exchange in 0..<exchangeCount {
-            // The first quote currency the exchange has a quote in (fresh or not: a stale one is not replaced
-            // by the next currency).
-            var slot = -1
-            var summary = QuoteSummary()
-            var position = 0
-            while position < quoteCount {
-                let candidate = slots[marketBase + exchange * quoteCount + position]
-                if candidate >= 0 {
-                    summary = book.summary(inSlot: candidate)
-                    if summary.present {
-                        slot = candidate
-                        break
-                    }
-                }
-                position += 1
-            }
-            guard slot >= 0, summary.at >= oldest else { continue }
+            guard let (slot, summary, position) = firstPresent(marketBase: marketBase, exchange: exchange, quoteCount: quoteCount, book: book),
+                  summary.at >= oldest
+            else { continue }
             let currency = rules[ruleIndex].currencies[position]
             guard let conversion = conversions[currency] else { continue }
             let flags = transfer.isEmpty ? 0 : transfer[marketBase + exchange * quoteCount]
-            let value: Double
-            switch basis {
-            case .bidask, .depth:
-                if let quote = book.quote(inSlot: slot) {
-                    scratch.append(BidAskCandidate(quote: quote, factor: conversion.value, rates: conversion.rates, transfer: flags))
-                }
-                continue
-            case .last:
-                guard let last = summary.last else { continue }
-                value = last
-            case .mid:
-                guard let mid = summary.mid else { continue }
-                value = mid
-            }
+            guard let value = basis == .last ? summary.last : summary.mid else { continue }
             let priceRef = value * conversion.value
             guard priceRef.isFinite, priceRef > 0 else { continue }
-            let side: Side = (slot, priceRef, currency)
+            let side: Side = (slot, priceRef, currency, summary.at)
             count += 1
             if count == 2 { second = side }
             if high.map({ priceRef > $0.ref }) ?? true { high = side }
@@ -103,9 +125,6 @@ extension PremiumPlan {
                 }
             }
         }
-        let asset = entries[entry].asset
-        if basis == .bidask { return PremiumCalculator.bestBidAsk(asset: asset, candidates: scratch) }
-        if basis == .depth { return DepthPremium.best(rule: rules[ruleIndex].rule, asset: asset, candidates: scratch) }
         if blocked {
             // The best pair of two exchanges among those that can sell and buy: the best of each side, or, when
             // both are one exchange, the better of (best seller, second buyer) and (second seller, best buyer).
@@ -126,24 +145,16 @@ extension PremiumPlan {
             low = pair.cheap
             second = nil
         }
-        guard count >= 2, let dear = high, var cheap = low,
-              let dearQuote = book.quote(inSlot: dear.slot), var cheapQuote = book.quote(inSlot: cheap.slot)
-        else { return nil }
-        if dearQuote.exchange == cheapQuote.exchange, let second, let secondQuote = book.quote(inSlot: second.slot) {
-            // Every price is equal: the premium is 0 between the first two exchanges.
+        guard count >= 2, let dear = high, var cheap = low else { return nil }
+        if dear.slot == cheap.slot, let second {
+            // Every price is equal (one exchange is both): the premium is 0 between the first two exchanges.
             cheap = second
-            cheapQuote = secondQuote
         }
         let pct = (dear.ref - cheap.ref) / cheap.ref * 100
-        guard pct.isFinite, let dearPrice = Self.price(dearQuote, basis), let cheapPrice = Self.price(cheapQuote, basis) else { return nil }
-        let sideName = basis == .last ? "last" : "mid"
-        return PremiumObservation(
-            asset: asset, pct: pct,
-            high: PricedQuote(
-                quote: dearQuote, side: sideName, price: dearPrice, priceRef: dear.ref, rates: conversions[dear.currency]?.rates ?? []),
-            low: PricedQuote(
-                quote: cheapQuote, side: sideName, price: cheapPrice, priceRef: cheap.ref, rates: conversions[cheap.currency]?.rates ?? []))
+        guard pct.isFinite else { return nil }
+        return ObservedSides(
+            asset: entries[entry].asset, pct: pct, last: basis == .last,
+            high: ObservedSides.Side(slot: dear.slot, ref: dear.ref, at: dear.at, rates: conversions[dear.currency]?.rates ?? []),
+            low: ObservedSides.Side(slot: cheap.slot, ref: cheap.ref, at: cheap.at, rates: conversions[cheap.currency]?.rates ?? []))
     }
-
-    private static func price(_ quote: Quote, _ basis: PremiumBasis) -> Price? { basis == .last ? quote.last : quote.mid }
 }

@@ -55,6 +55,6 @@ import Testing
         #expect(standby.isSettled)
         _ = standby.adopt(AlertEngine.Restored(), now: t0.addingTimeInterval(1))
         #expect(standby.isSettled)
-        #expect(standby.premium.latest["premium/global/BTC"] != nil)
+        #expect(standby.premium.latest(in: standby.book)["premium/global/BTC"] != nil)
     }
 }

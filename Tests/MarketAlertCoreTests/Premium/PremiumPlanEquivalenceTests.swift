@@ -96,8 +96,8 @@ import Testing
                     var expected = PremiumCalculator.observe(
                         rule: rule, asset: asset, book: book, converter: converter, maxQuoteAge: settings.maxQuoteAge, now: now)
                     if let pct = expected?.pct, pct > rule.maxPlausiblePct { expected = nil }
-                    #expect(evaluator.observation(forKey: key) == expected, "round \(round), \(key)")
-                    #expect(evaluator.latest[key] == expected, "round \(round), \(key) (dictionary view)")
+                    #expect(evaluator.observation(forKey: key, in: book) == expected, "round \(round), \(key)")
+                    #expect(evaluator.latest(in: book)[key] == expected, "round \(round), \(key) (dictionary view)")
                     #expect(evaluator.states[key] != nil, "every evaluated key has a state")
                     compared += 1
                     if expected != nil { observed += 1 }

@@ -48,7 +48,7 @@ import Testing
                     rule: rule, asset: String(key.split(separator: "/")[2]), book: book, converter: converter,
                     maxQuoteAge: settings.maxQuoteAge, now: now)
                 if let pct = expected?.pct, pct > rule.maxPlausiblePct { expected = nil }
-                #expect(evaluator.observation(forKey: key) == expected, "step \(step): \(key)")
+                #expect(evaluator.observation(forKey: key, in: book) == expected, "step \(step): \(key)")
             }
             // Decisions come in plan order (rule, then asset), as a full evaluation would give them.
             let order = settings.rules.flatMap { rule in rule.assets.map { PremiumEvents.key(rule: rule.name, asset: $0) } }
@@ -57,7 +57,7 @@ import Testing
             decided += decisions.count
             pendingSeen = pendingSeen || evaluator.states.values.contains { if case .pending = $0.phase { true } else { false } }
             // The status line's top premium is the highest latest one.
-            #expect(evaluator.highestObservation()?.pct == evaluator.latest.values.map(\.pct).max(), "step \(step)")
+            #expect(evaluator.highestObservation(in: book)?.pct == evaluator.latest(in: book).values.map(\.pct).max(), "step \(step)")
             // The cached deadline against one computed from scratch (`retain` drops the cache).
             var fresh = evaluator
             _ = fresh.retain(settings: settings)

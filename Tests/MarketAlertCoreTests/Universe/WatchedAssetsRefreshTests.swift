@@ -106,7 +106,7 @@ import Testing
             .bybit, [Kit.quote(.bybit, "66000", asset: "BTC", quote: "USDT", at: t0), Kit.quote(.bybit, "60010", asset: "BTC", quote: "USDC", at: t0)],
             .snapshot)
         #expect(Kit.events(engine.handle(bybit, now: t0)).isEmpty)
-        let observation = engine.premium.observation(forKey: "premium/thin/BTC")
+        let observation = engine.premium.observation(forKey: "premium/thin/BTC", in: engine.book)
         #expect(observation?.high.quote.quote == "USDC")
     }
 }
