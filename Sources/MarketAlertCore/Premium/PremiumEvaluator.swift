@@ -195,15 +195,17 @@ package struct PremiumEvaluator: Sendable {
     /// changed phase.
     private mutating func evaluateEntry(_ entry: Int, rule ruleIndex: Int, book: QuoteBook, now: Date, oldest: Date) -> PremiumDecision? {
         let slot = plan.entries[entry].key  // the key is `plan.keys[slot]`
-        let rule = plan.rules[ruleIndex].rule
-        let entryConversions = rule.krwVia == .usdt ? usdtConversions : conversions
+        // The rule's fields are read in place: a copy of the whole `PremiumRule` per key was a tenth of this.
+        let viaUSDT = plan.rules[ruleIndex].rule.krwVia == .usdt
+        let maxPlausiblePct = plan.rules[ruleIndex].rule.maxPlausiblePct
         let pct: Double?
-        switch rule.basis {
+        switch plan.rules[ruleIndex].rule.basis {
         case .last, .mid:
             // By slot, no quote copied: the observation is made when something reads it.
             var sides = plan.observeSides(
-                entry: entry, rule: ruleIndex, book: book, conversions: entryConversions, oldest: oldest, transfer: transferFlags)
-            if let seen = sides?.pct, seen > rule.maxPlausiblePct {
+                entry: entry, rule: ruleIndex, book: book, conversions: viaUSDT ? usdtConversions : conversions, oldest: oldest,
+                transfer: transferFlags)
+            if let seen = sides?.pct, seen > maxPlausiblePct {
                 implausible[plan.keys[slot]] = sides?.observation(in: book)
                 sides = nil
             } else if !implausible.isEmpty {
@@ -214,9 +216,9 @@ package struct PremiumEvaluator: Sendable {
             if slotLatest[slot] != nil { slotLatest[slot] = nil }  // a reload changed the rule's basis
         case .bidask, .depth:
             var observation = plan.observeCandidates(
-                entry: entry, rule: ruleIndex, book: book, conversions: entryConversions, oldest: oldest, scratch: &scratch,
-                transfer: transferFlags)
-            if let seen = observation?.pct, seen > rule.maxPlausiblePct {
+                entry: entry, rule: ruleIndex, book: book, conversions: viaUSDT ? usdtConversions : conversions, oldest: oldest,
+                scratch: &scratch, transfer: transferFlags)
+            if let seen = observation?.pct, seen > maxPlausiblePct {
                 implausible[plan.keys[slot]] = observation
                 observation = nil
             } else if !implausible.isEmpty {
@@ -238,7 +240,8 @@ package struct PremiumEvaluator: Sendable {
         slotStates[slot] = state
         guard action != .none || changed else { return nil }
         return PremiumDecision(
-            rule: rule, key: plan.keys[slot], observation: latestObservation(slot: slot, in: book), action: action, state: state,
+            rule: plan.rules[ruleIndex].rule, key: plan.keys[slot], observation: latestObservation(slot: slot, in: book), action: action,
+            state: state,
             stateChanged: changed, bases: bases(entry: entry, rule: ruleIndex, observed: pct, book: book, oldest: oldest))
     }
 

@@ -95,10 +95,11 @@ extension PremiumPlan {
                   summary.at >= oldest
             else { continue }
             let currency = rules[ruleIndex].currencies[position]
-            guard let conversion = conversions[currency] else { continue }
+            // The factor alone, read in place (the rates are taken only for the two sides kept).
+            guard let factor = conversions[currency]?.value else { continue }
             let flags = transfer.isEmpty ? 0 : transfer[marketBase + exchange * quoteCount]
             guard let value = basis == .last ? summary.last : summary.mid else { continue }
-            let priceRef = value * conversion.value
+            let priceRef = value * factor
             guard priceRef.isFinite, priceRef > 0 else { continue }
             let side: Side = (slot, priceRef, currency, summary.at)
             count += 1
