@@ -65,7 +65,13 @@ package enum HistoryReport {
             throw Problem("no premium rule named \"\(rule)\" (rules: \(settings.premium.rules.map(\.name).joined(separator: ", ")))")
         }
         let asset = asset.uppercased()
-        guard configured.assets.contains(asset) else {
+        // `assets: all`: the assets are the exchanges' lists as the daemon read them, unknown here; any asset the
+        // rule does not exclude may have history.
+        if configured.selection.all {
+            guard !configured.selection.excludeAssets.contains(asset) else {
+                throw Problem("rule \(rule) excludes asset \(asset) (exclude_assets)")
+            }
+        } else if !configured.assets.contains(asset) {
             throw Problem("rule \(rule) has no asset \(asset) (assets: \(configured.assets.joined(separator: ", ")))")
         }
         let store = try openStore(settings, environment: environment)

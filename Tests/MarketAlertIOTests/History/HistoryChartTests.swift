@@ -102,4 +102,34 @@ import Testing
             try await HistoryReport.run(settings: settings, rule: "kimchi", asset: "BTC", since: .seconds(60), plot: nil, now: now, environment: [:])
         }
     }
+
+    /// An `assets: all` rule's assets come from the exchanges' lists, which the command does not read: any asset
+    /// the rule does not exclude is asked of the store.
+    @Test func anAssetsAllRuleReportsAnyAssetItDoesNotExclude() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("history-cli-all-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let settings = try ConfigLoader.parse(yaml: """
+            state_dir: \(dir)
+            exchanges: { upbit: {}, binance: {} }
+            fx: { providers: [{ name: dunamu }] }
+            premium:
+              rules:
+                - { name: kimchi, assets: all, exclude_assets: [DOGE], exchanges: [upbit, binance], quotes: [KRW, USDT], levels: [{ pct: 3, severity: warning }], clear_pct: 2.5 }
+            history: { resolution: 1m }
+            """).settings
+        let writer = try SQLiteStore(directory: dir)
+        var publication = Publication()
+        publication.history = HistoryChartTests.samples()
+        try await writer.commit(publication, at: HistoryChartTests.t0)
+        let now = HistoryChartTests.t0 + 7200
+        let report = try await HistoryReport.run(
+            settings: settings, rule: "kimchi", asset: "BTC", since: .seconds(86_400), plot: nil, now: now, environment: [:])
+        #expect(report.hasPrefix("premium/kimchi/BTC: 120 samples"), "\(report)")
+        let none = try await HistoryReport.run(
+            settings: settings, rule: "kimchi", asset: "SOL", since: .seconds(86_400), plot: nil, now: now, environment: [:])
+        #expect(none.contains("(no history in this period)"), "\(none)")
+        await #expect(throws: HistoryReport.Problem.self) {
+            try await HistoryReport.run(settings: settings, rule: "kimchi", asset: "DOGE", since: .seconds(60), plot: nil, now: now, environment: [:])
+        }
+    }
 }
