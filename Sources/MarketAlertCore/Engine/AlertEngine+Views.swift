@@ -23,6 +23,7 @@ extension AlertEngine {
         if settings.ipo.value != nil, !settings.ipo.sources.isEmpty {
             names += MarketPriceSource.allCases.map { ($0.sourceName, .ipo) }
         }
+        names += (settings.listings?.exchanges ?? []).map { (ListingSettings.sourceName($0), .listing) }
         let awaiting = gate.awaiting
         return names.map { name, kind in
             let state = health[name]

@@ -41,7 +41,8 @@ package struct EngineStatus: Sendable {
 
 /// One data source: an exchange, an FX provider or an IPO source.
 package struct SourceStatus: Sendable, Equatable {
-    package enum Kind: String, Sendable { case exchange, fx, ipo }
+    /// `listing`: an exchange's market list read for `listings:` (`<exchange>-listings`).
+    package enum Kind: String, Sendable { case exchange, fx, ipo, listing }
 
     package var name: String
     package var kind: Kind

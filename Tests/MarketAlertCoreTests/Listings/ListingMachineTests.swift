@@ -60,9 +60,13 @@ import Testing
         #expect(empty.events.isEmpty)
         #expect(empty.states.isEmpty)
         #expect(engine.sourceHealth["upbit-listings"]?.consecutiveFailures == 1)
+        // The status page and `/api/v1/status` list the listing source with its failure.
+        let row = engine.sourceStatuses().first { $0.name == "upbit-listings" }
+        #expect(row?.kind == .listing && row?.up == false && row?.consecutiveFailures == 1)
         // The list is back whole: nothing to notify, the source is healthy again.
         #expect(list(&engine, markets(base), after: 120).events.isEmpty)
         #expect(engine.sourceHealth["upbit-listings"]?.consecutiveFailures == 0)
+        #expect(engine.sourceStatuses().first { $0.name == "upbit-listings" }?.up == true)
     }
 
     @Test func aBigShrinkWaitsForASecondPollThatAgrees() {
