@@ -229,7 +229,8 @@ package struct PremiumEvaluator: Sendable {
             if slotSides[slot] != nil { slotSides[slot] = nil }  // a reload changed the rule's basis
         }
         if let pct { history.observe(at: slot, pct: pct, now: now) }  // bound to `plan.keys` in `evaluate`
-        var state = slotStates[slot] ?? LeveledAlertStateMachine()
+        // Moved out of its slot and back (`take`), not copied and then assigned over the old value.
+        var state = slotStates[slot].take() ?? LeveledAlertStateMachine()
         let before = state.phase
         let keptBefore = state.clearingSince != nil
         let action = state.observe(pct, now: now, policy: plan.rules[ruleIndex].policy)
@@ -237,8 +238,11 @@ package struct PremiumEvaluator: Sendable {
         // A deadline moves with a key's phase, with a pending key's quotes, and while `keep_firing_for` holds
         // a key (not with its value alone). Holding it is not persisted: a restart meanwhile starts it over.
         if case .pending = before { deadlineCache = nil } else if changed || keptBefore || state.clearingSince != nil { deadlineCache = nil }
+        guard action != .none || changed else {
+            slotStates[slot] = consume state
+            return nil
+        }
         slotStates[slot] = state
-        guard action != .none || changed else { return nil }
         return PremiumDecision(
             rule: plan.rules[ruleIndex].rule, key: plan.keys[slot], observation: latestObservation(slot: slot, in: book), action: action,
             state: state,
