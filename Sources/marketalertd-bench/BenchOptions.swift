@@ -22,6 +22,8 @@ struct BenchOptions {
     var peerPython: String?
     var peerScript = "scripts/bench-peer.py"
     var seconds = 60
+    /// Watched assets per exchange for the daemon runs (`--rss`, `--streams`); the in-process tables use 50.
+    var assets = BenchMarkets.assetCount
     var binary = ".build/release/marketalertd"
     var fixtures: String?
 
@@ -29,7 +31,7 @@ struct BenchOptions {
         usage: marketalertd-bench [--iterations N] [--eval-iterations N] [--fixtures DIR]
                marketalertd-bench --rss [--seconds N] [--binary PATH] [--fixtures DIR]
                marketalertd-bench --idle [--seconds N] [--binary PATH] [--fixtures DIR]
-               marketalertd-bench --streams [--seconds N] [--rate N] [--binary PATH] [--fixtures DIR]
+               marketalertd-bench --streams [--seconds N] [--rate N] [--assets N] [--binary PATH] [--fixtures DIR]
                marketalertd-bench --peer PYTHON [--peer-script PATH] [--seconds N] [--rate N] [--binary PATH]
                marketalertd-bench --ha [--iterations N]
                marketalertd-bench --depth [--eval-iterations N]
@@ -48,6 +50,8 @@ struct BenchOptions {
           --ha                 the fenced PostgreSQL writes of one transition, on a private cluster (needs
                                Debian's postgresql; run as root it uses the postgres user)
           --rate N             frames per second per exchange under --streams (default 50)
+          --assets N           watched assets per exchange under --rss/--streams (default 50; the whole-market
+                               budget, 8 exchanges × 300 assets streaming: CPU ≤ 3%, RSS ≤ 45 MB, flat)
           --seconds N          how long the daemon runs under --rss (default 60)
           --binary PATH        the daemon to run under --rss (default .build/release/marketalertd)
           --fixtures DIR       recorded payloads (default ./Tests/Fixtures, else the package's)
@@ -82,6 +86,7 @@ struct BenchOptions {
             case "--peer": options.peerPython = try value(flag)
             case "--peer-script": options.peerScript = try value(flag)
             case "--seconds": options.seconds = try positive(flag)
+            case "--assets": options.assets = try positive(flag)
             case "--binary": options.binary = try value(flag)
             case "--fixtures": options.fixtures = try value(flag)
             case "-h", "--help": throw UsageError(description: usage)

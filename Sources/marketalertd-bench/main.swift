@@ -11,6 +11,8 @@ import Foundation
 //   CPU of the running release daemon (HTTP server listening) when nothing happens < 0.1% of a core (--idle)
 //   the release daemon with 8 exchanges × 50 assets streaming at 50 frames/s each:
 //   CPU ≤ 1.5% of a core, RSS ≤ 25 MB (peak ≤ 32 MB) and flat                         (--streams)
+//   the release daemon with 8 exchanges × 300 assets streaming (ticker channels): CPU ≤ 3%, RSS ≤ 45 MB, flat
+//                                                                                     (--streams --assets 300)
 //   the daemon's CPU per frame ≤ 0.25× a Python peer's (websockets + orjson) on the same Binance stream (--peer)
 //   HA: a transition's fenced PostgreSQL commit before delivery, median ≤ 5 ms                       (--ha)
 //   premium context over 43,200 samples < 1 ms per alert; history < 1% of a core at 8 × 50
@@ -42,7 +44,8 @@ if options.ha {
 do {
     let fixtures = FixtureFiles(override: options.fixtures)
     let list = try BinanceBulkList(fixtures: fixtures)
-    let markets = try BenchMarkets(list)
+    // The in-process tables are for 50 assets; a daemon run may watch more (`--assets`).
+    let markets = try BenchMarkets(list, count: options.rss ? options.assets : BenchMarkets.assetCount)
     let dunamu = try fixtures.firstRow("dunamu/forex-recent-KRWUSD-20210813.json")
     print("watched assets (\(markets.assets.count)): \(markets.assets.joined(separator: " "))")
     if let python = options.peerPython {
@@ -66,7 +69,7 @@ do {
         // Streaming: REST stays the fallback, polled as the daemon would beside live streams (every 5 s).
         let interval = options.idle ? "1h" : options.streams ? "5s" : "1s"
         let what = options.idle ? "idle" : options.streams ? "streaming at \(options.rate) frames/s per exchange" : "memory"
-        print("\nDaemon \(what): \(options.binary), \(options.seconds) s, 8 exchanges × 50 assets at poll_interval \(interval) (+ Dunamu USD/KRW)")
+        print("\nDaemon \(what): \(options.binary), \(options.seconds) s, 8 exchanges × \(markets.assets.count) assets at poll_interval \(interval) (+ Dunamu USD/KRW)")
         let apis = try await MockExchangeAPIs(markets: markets, list: list, dunamu: dunamu)
         let feeds = options.streams ? try await StreamFeeds(markets: markets) : nil
         let result: DaemonRSSBenchmark.Result
@@ -83,7 +86,7 @@ do {
         await apis.shutdown()
         await feeds?.shutdown()
         let (text, rssVerdicts) = if let feeds {
-            Report.streams(result, seconds: options.seconds, rate: options.rate, pushed: feeds.pushedCounts)
+            Report.streams(result, seconds: options.seconds, rate: options.rate, pushed: feeds.pushedCounts, assets: markets.assets.count)
         } else if options.idle {
             Report.idle(result, seconds: options.seconds)
         } else {
