@@ -8,11 +8,12 @@ extension AlertEngine {
         withSilenceMachine { machine, engine in machine.receive(snapshot, alerts: engine, into: &out) }
     }
 
-    /// After every input: silence ends that fell due, notifications held back, firing records kept.
-    mutating func processSilences(now: Date, into out: inout EngineOutput) {
+    /// After every input: silence ends that fell due, notifications held back, firing records kept
+    /// (`quotesOnly`: the input was quotes; see `SilenceMachine.process`).
+    mutating func processSilences(now: Date, quotesOnly: Bool = false, into out: inout EngineOutput) {
         let settled = gate.isSettled
         withSilenceMachine { machine, engine in
-            machine.process(now: now, settled: settled, alerts: engine, makeID: engine.makeID, into: &out)
+            machine.process(now: now, settled: settled, alerts: engine, makeID: engine.makeID, quotesOnly: quotesOnly, into: &out)
         }
     }
 

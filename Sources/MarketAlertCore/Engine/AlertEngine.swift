@@ -115,7 +115,8 @@ package struct AlertEngine: Sendable {
         case .historyRebuilt(let rebuilt):
             receiveRebuiltHistory(rebuilt)
         }
-        processSilences(now: now, into: &out)
+        let quotesOnly = if case .quotes = event { true } else { false }
+        processSilences(now: now, quotesOnly: quotesOnly, into: &out)
         updateStatus(now: now, into: &out)
         return out.actions
     }

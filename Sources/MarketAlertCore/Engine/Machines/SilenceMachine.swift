@@ -29,13 +29,17 @@ struct SilenceMachine: Sendable {
 
     /// After every input (stream quotes included): handles the silence ends that fell due (only on a settled
     /// view), then holds back what active silences select in `out` and keeps the firing records.
+    /// `quotesOnly`: the input was quotes, which stop a key firing only by a notification (its resolution),
+    /// so records are pruned only when `out` notifies or deletes something.
     mutating func process(
-        now: Date, settled: Bool, alerts: some FiringAlerts, makeID: () -> String, into out: inout EngineOutput
+        now: Date, settled: Bool, alerts: some FiringAlerts, makeID: () -> String, quotesOnly: Bool = false, into out: inout EngineOutput
     ) {
         if settled { handleEnds(now: now, alerts: alerts, makeID: makeID, into: &out) }
         // Records of keys removed by a reload go after this output's events have been matched (a resolution
-        // in it is matched with the severity its record holds).
-        defer { pruneRecords(alerts: alerts, into: &out) }
+        // in it is matched with the severity its record holds). Not after every stream quote: each record is
+        // a string-keyed lookup, a quarter of a quote's way through the engine with ten keys firing.
+        let prune = !quotesOnly || !out.publication.events.isEmpty || !out.publication.deletedKeys.isEmpty
+        defer { if prune { pruneRecords(alerts: alerts, into: &out) } }
         guard !out.publication.events.isEmpty else { return }
         var delivered: [AlertEvent] = []
         delivered.reserveCapacity(out.publication.events.count)
