@@ -123,6 +123,13 @@ package struct PremiumEvaluator: Sendable {
                 slotLatest.append(nil)
             }
         }
+        // A key keeps the kind of observation its rule's basis makes (a reload may have changed the basis).
+        for entry in plan.entries {
+            switch plan.rules[entry.rule].rule.basis {
+            case .last, .mid: slotLatest[entry.key] = nil
+            case .bidask, .depth: slotSides[entry.key] = nil
+            }
+        }
         conversions = Array(repeating: nil, count: plan.currencies.count)
         conversionsFrom = nil
         transferFlagsStale = true
@@ -161,7 +168,7 @@ package struct PremiumEvaluator: Sendable {
                 admitted = admitted && include(plan.rules[rule].rule)
             }
             guard admitted else { return }
-            if let decision = evaluateEntry(entry, rule: rule, book: book, now: now, oldest: oldest) { decisions.append(decision) }
+            evaluateEntry(entry, rule: rule, book: book, now: now, oldest: oldest, into: &decisions)
         }
         defer { refreshDeadline(settings: settings) }
         switch filter {
@@ -171,9 +178,7 @@ package struct PremiumEvaluator: Sendable {
                 if let exchange, !plan.rules[ruleIndex].rule.exchanges.contains(exchange) { continue }
                 guard include(plan.rules[ruleIndex].rule) else { continue }
                 for entry in plan.rules[ruleIndex].entries {
-                    if let decision = evaluateEntry(entry, rule: ruleIndex, book: book, now: now, oldest: oldest) {
-                        decisions.append(decision)
-                    }
+                    evaluateEntry(entry, rule: ruleIndex, book: book, now: now, oldest: oldest, into: &decisions)
                 }
             }
         case .quotes:
@@ -191,9 +196,12 @@ package struct PremiumEvaluator: Sendable {
         return decisions
     }
 
-    /// Observes one entry (a rule × asset) and steps its key's state machine; the decision when it acted or
-    /// changed phase.
-    private mutating func evaluateEntry(_ entry: Int, rule ruleIndex: Int, book: QuoteBook, now: Date, oldest: Date) -> PremiumDecision? {
+    /// Observes one entry (a rule × asset) and steps its key's state machine; appends the decision when it
+    /// acted or changed phase. (Appended, not returned: an optional decision, 1.4 kB, was copied out of every
+    /// call, a fifth of a full evaluation.)
+    private mutating func evaluateEntry(
+        _ entry: Int, rule ruleIndex: Int, book: QuoteBook, now: Date, oldest: Date, into decisions: inout [PremiumDecision]
+    ) {
         let slot = plan.entries[entry].key  // the key is `plan.keys[slot]`
         // The rule's fields are read in place: a copy of the whole `PremiumRule` per key was a tenth of this.
         let viaUSDT = plan.rules[ruleIndex].rule.krwVia == .usdt
@@ -213,7 +221,6 @@ package struct PremiumEvaluator: Sendable {
             }
             pct = sides?.pct
             slotSides[slot] = consume sides
-            if slotLatest[slot] != nil { slotLatest[slot] = nil }  // a reload changed the rule's basis
         case .bidask, .depth:
             var observation = plan.observeCandidates(
                 entry: entry, rule: ruleIndex, book: book, conversions: viaUSDT ? usdtConversions : conversions, oldest: oldest,
@@ -226,7 +233,6 @@ package struct PremiumEvaluator: Sendable {
             }
             pct = observation?.pct
             slotLatest[slot] = consume observation
-            if slotSides[slot] != nil { slotSides[slot] = nil }  // a reload changed the rule's basis
         }
         if let pct { history.observe(at: slot, pct: pct, now: now) }  // bound to `plan.keys` in `evaluate`
         // Moved out of its slot and back (`take`), not copied and then assigned over the old value.
@@ -240,13 +246,13 @@ package struct PremiumEvaluator: Sendable {
         if case .pending = before { deadlineCache = nil } else if changed || keptBefore || state.clearingSince != nil { deadlineCache = nil }
         guard action != .none || changed else {
             slotStates[slot] = consume state
-            return nil
+            return
         }
         slotStates[slot] = state
-        return PremiumDecision(
+        decisions.append(PremiumDecision(
             rule: plan.rules[ruleIndex].rule, key: plan.keys[slot], observation: latestObservation(slot: slot, in: book), action: action,
             state: state,
-            stateChanged: changed, bases: bases(entry: entry, rule: ruleIndex, observed: pct, book: book, oldest: oldest))
+            stateChanged: changed, bases: bases(entry: entry, rule: ruleIndex, observed: pct, book: book, oldest: oldest)))
     }
 
     /// Forgets keys of rules or assets that are no longer configured (after a reload).
