@@ -19,6 +19,11 @@ package protocol ExchangeStreamProtocol: Sendable {
     /// Where a connection's endpoint comes from when the exchange hands it out over REST (KuCoin); nil: the
     /// configured URL.
     var endpointRequest: StreamEndpointRequest? { get }
+    /// The most markets one connection may carry, from the exchange's documented limit on channels (topics,
+    /// streams) per connection divided by the channels each market takes in `subscription(for:)` (books
+    /// included when `keepingBooks` adds them); nil (the default): no documented limit. More markets than
+    /// this are spread over several connections (`WebSocketStreamSource`).
+    var maxMarketsPerConnection: Int? { get }
     /// The market id as it appears in frames.
     func marketID(_ pair: MarketPair) -> String
     /// The messages to send after the handshake for the watched markets, and the acks that must follow.
@@ -57,6 +62,7 @@ extension ExchangeStreamProtocol {
     package var outboundLimit: OutboundPacer? { nil }
     package var reconnectFloor: Duration { .zero }
     package var endpointRequest: StreamEndpointRequest? { nil }
+    package var maxMarketsPerConnection: Int? { nil }
     package func keepingBooks(levels: Int) -> Self? { nil }
     package var bookResync: StreamBookResync { .reconnect }
     package func seedBook(_ body: UnsafeRawBufferPointer, at index: Int, into table: inout StreamMarketTable, receivedAt: Date) -> Bool {

@@ -67,15 +67,30 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
             expectedAcks: subscription.acks, liveOnFirstData: subscription.liveOnFirstData)
     }
 
+    /// One connection for every pair, or, where the exchange limits markets per connection
+    /// (`maxMarketsPerConnection`) and there are more, one per share of them (`runSharded`).
     package func run(pairs: Set<MarketPair>, emit: @escaping @Sendable (StreamUpdate) -> Void) async {
         guard !pairs.isEmpty else { return }
+        let shards = Self.shards(of: pairs, limit: protocolDescription.maxMarketsPerConnection, marketID: protocolDescription.marketID)
+        guard shards.count > 1 else {
+            await runConnection(pairs: pairs, quotes: emit, status: emit)
+            return
+        }
+        await runSharded(shards, emit: emit)
+    }
+
+    /// One connection for `pairs`: its own market table, subscription, intake, driver and state machine.
+    /// Quotes go to `quotes` straight from the intake; the connection's state to `status`.
+    func runConnection(
+        pairs: Set<MarketPair>, quotes: @escaping @Sendable (StreamUpdate) -> Void, status: @escaping @Sendable (StreamUpdate) -> Void
+    ) async {
         let table = StreamMarketTable(pairs: pairs, marketID: protocolDescription.marketID, depthLevels: depthLevels)
         let subscription = protocolDescription.subscription(for: table.markets)
-        let intake = StreamIntake(decoder: protocolDescription, table: table, clock: clock, counters: counters, emit: emit)
+        let intake = StreamIntake(decoder: protocolDescription, table: table, clock: clock, counters: counters, emit: quotes)
         var driver = StreamDriver(
             source: self, intake: intake, markets: table.markets, subscription: subscription,
             machine: StreamConnectionStateMachine(configuration: configuration(for: subscription)))
-        await driver.run(emit: emit)
+        await driver.run(emit: status)
     }
 }
 
