@@ -33,6 +33,11 @@ package struct BinanceStream: ExchangeStreamProtocol {
     /// weight as fewer), at most Binance's 5000.
     package var snapshotLimit: Int { min(5000, max(100, 2 * (bookLevels ?? 50))) }
 
+    /// "A single connection can listen to a maximum of 1024 streams" (developers.binance.com, spot WebSocket
+    /// Streams, General WSS information); each market takes two (`@bookTicker` or `@depth@100ms`, and
+    /// `@ticker`): 512, kept a little under.
+    package var maxMarketsPerConnection: Int? { 500 }
+
     package var bookResync: StreamBookResync {
         let limit = snapshotLimit
         return .restSnapshot(path: { market in "/api/v3/depth?symbol=\(market)&limit=\(limit)" })

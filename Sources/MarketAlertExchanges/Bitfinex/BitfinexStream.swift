@@ -10,8 +10,8 @@ import MarketAlertKit
 /// connection are kept in the market table (`bindChannel`). A channel quiet for 15 s gets `[N,"hb"]`.
 ///
 /// Refusals echo the request: `{"channel":"ticker","symbol":"tXYZUSD","event":"error","msg":"symbol:
-/// invalid","code":10300,…}` (also the 25-channel limit per connection of docs.bitfinex.com/docs/ws-public,
-/// which leaves the markets beyond it to REST). `info` events: 20051 (server restarting: reconnect) and 20061 (maintenance over: subscribe
+/// invalid","code":10300,…}`. More markets than the 25 channels a connection may carry (docs.bitfinex.com/
+/// docs/ws-public) are spread over several connections (`maxMarketsPerConnection`). `info` events: 20051 (server restarting: reconnect) and 20061 (maintenance over: subscribe
 /// again) open a replacement connection before this one goes; 20060 (maintenance starts, pause) keeps the
 /// connection, whose markets then go quiet and are polled by REST until data returns.
 ///
@@ -36,6 +36,10 @@ package struct BitfinexStream: ExchangeStreamProtocol {
     package var exchange: ExchangeID { .bitfinex }
     /// Heartbeats every 15 s per quiet channel: two missed are a dead transport.
     package var keepalive: StreamKeepalive { .serverDriven(window: .seconds(30)) }
+    /// "You can subscribe to 25 channels at the same time on the same connection"
+    /// (docs.bitfinex.com/docs/ws-public); a market takes `ticker`, and `book` too when it keeps a book (the
+    /// `conf` request is no channel).
+    package var maxMarketsPerConnection: Int? { bookLength == nil ? 25 : 12 }
 
     package func marketID(_ pair: MarketPair) -> String { BitfinexTickerSource.symbol(pair) }
 

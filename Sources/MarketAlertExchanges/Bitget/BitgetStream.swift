@@ -39,6 +39,12 @@ package struct BitgetStream: ExchangeStreamProtocol {
 
     package static let argsPerRequest = 50
 
+    /// "A single connection can subscribe up to 1000 Streams" / "Max 1000 channel subscription/connection"
+    /// (bitget.com/api-doc/common/websocket-intro); a market takes `ticker`, and `books` too when it keeps
+    /// a book: kept a little under 1000 and 500. (The Chinese page also advises under 50 channels for
+    /// stability: advice, not a limit.)
+    package var maxMarketsPerConnection: Int? { bookLevels == nil ? 950 : 475 }
+
     package func marketID(_ pair: MarketPair) -> String { BitgetTickerSource.symbol(pair) }
 
     package func subscription(for markets: [String]) -> StreamSubscription {

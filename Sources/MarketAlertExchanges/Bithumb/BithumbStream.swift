@@ -25,6 +25,8 @@ package struct BithumbStream: ExchangeStreamProtocol {
         return configured
     }
 
+    /// Bithumb takes every code in one request and its docs found state no limit per connection:
+    /// `maxMarketsPerConnection` stays nil, one connection.
     package var exchange: ExchangeID { .bithumb }
     package var keepalive: StreamKeepalive { .clientPings(.protocolFrame, every: .seconds(30), window: .seconds(45)) }
     package var reconnectFloor: Duration { .seconds(1) }

@@ -40,6 +40,8 @@ package struct BybitStream: ExchangeStreamProtocol {
         }
     }
 
+    /// Bybit's v5 docs limit the `args` of one request (10 on spot, which `subscription(for:)` keeps), not the
+    /// topics of a connection: `maxMarketsPerConnection` stays nil, one connection.
     package var exchange: ExchangeID { .bybit }
     package var keepalive: StreamKeepalive { .clientPings(.message, every: .seconds(20), window: .seconds(30)) }
     package var pingMessage: String { #"{"op":"ping"}"# }

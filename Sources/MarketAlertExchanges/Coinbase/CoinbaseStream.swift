@@ -29,6 +29,8 @@ package struct CoinbaseStream: ExchangeStreamProtocol {
         CoinbaseBook.seed(body, at: index, into: &table, receivedAt: receivedAt)
     }
 
+    /// Coinbase limits subscriptions per product and channel per account (10), not channels per connection
+    /// (docs.cdp.coinbase.com/exchange/websocket-feed/rate-limits): `maxMarketsPerConnection` stays nil.
     package var exchange: ExchangeID { .coinbase }
     package var keepalive: StreamKeepalive { .serverDriven(window: .seconds(10)) }
 

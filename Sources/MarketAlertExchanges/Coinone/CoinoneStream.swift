@@ -17,6 +17,7 @@ package struct CoinoneStream: ExchangeStreamProtocol {
 
     package init() {}
 
+    /// Coinone's docs found state no subscription limit per connection: `maxMarketsPerConnection` stays nil.
     package var exchange: ExchangeID { .coinone }
     package var keepalive: StreamKeepalive { .clientPings(.message, every: .seconds(20), window: .seconds(30)) }
     package var pingMessage: String { #"{"request_type":"PING"}"# }

@@ -19,6 +19,8 @@ package struct GateStream: ExchangeStreamProtocol {
 
     package init() {}
 
+    /// Gate documents no subscription limit per connection (its maintainers: "No limit on subscriptions",
+    /// github.com/gateio/gatews/issues/25): `maxMarketsPerConnection` stays nil, one connection.
     package var exchange: ExchangeID { .gate }
     package var keepalive: StreamKeepalive { .clientPings(.protocolFrame, every: .seconds(15), window: .seconds(30)) }
 

@@ -26,6 +26,7 @@ package struct HTXStream: ExchangeStreamProtocol {
         return configured
     }
 
+    /// HTX's docs found state no topic limit per connection: `maxMarketsPerConnection` stays nil, one connection.
     package var exchange: ExchangeID { .htx }
     /// Pings every 5 s: three missed ones mean the transport is gone.
     package var keepalive: StreamKeepalive { .serverDriven(window: .seconds(15)) }

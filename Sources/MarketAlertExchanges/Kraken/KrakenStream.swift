@@ -33,6 +33,7 @@ package struct KrakenStream: ExchangeStreamProtocol {
         }
     }
 
+    /// Kraken's docs found state no subscription limit per connection: `maxMarketsPerConnection` stays nil.
     package var exchange: ExchangeID { .kraken }
     package var keepalive: StreamKeepalive { .serverDriven(window: .seconds(10)) }
 

@@ -26,6 +26,11 @@ package struct KuCoinStream: ExchangeStreamProtocol {
     package var outboundLimit: OutboundPacer? { OutboundPacer(limit: 100, per: .seconds(10)) }
 
     package static let pairsPerRequest = 100
+
+    /// KuCoin's FAQ (docs.kucoin.com, "Subscription limit for each connection: 300 topics"; a pair in a
+    /// `/market/ticker:A,B` topic counts as one) — ccxws's client caps 100 per socket, more cautious than the
+    /// docs; a market takes `/market/ticker`, and `/market/level2` too when it keeps a book: kept under 300.
+    package var maxMarketsPerConnection: Int? { bookLevels == nil ? 280 : 140 }
     package static let bulletPath = "/api/v1/bullet-public"
 
     package var endpointRequest: StreamEndpointRequest? { StreamEndpointRequest(path: Self.bulletPath, endpoint: Self.endpoint) }

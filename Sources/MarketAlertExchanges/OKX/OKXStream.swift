@@ -32,6 +32,8 @@ package struct OKXStream: ExchangeStreamProtocol {
         }
     }
 
+    /// OKX documents no channel limit per connection (only 480 subscribe requests an hour per connection, 3
+    /// connections a second, 64 KB a request): `maxMarketsPerConnection` stays nil, one connection.
     package var exchange: ExchangeID { .okx }
     package var keepalive: StreamKeepalive { .clientPings(.message, every: .seconds(20), window: .seconds(30)) }
     package var pingMessage: String { "ping" }

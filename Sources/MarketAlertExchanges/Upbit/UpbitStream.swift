@@ -24,6 +24,8 @@ package struct UpbitStream: ExchangeStreamProtocol {
         return configured
     }
 
+    /// Upbit takes every code in one request and its docs found state no limit per connection:
+    /// `maxMarketsPerConnection` stays nil, one connection.
     package var exchange: ExchangeID { .upbit }
     package var keepalive: StreamKeepalive { .clientPings(.protocolFrame, every: .seconds(30), window: .seconds(45)) }
     /// Upbit refuses more than 5 connection requests per second.
