@@ -20,11 +20,11 @@ extension AlertEngine {
     /// `depth_levels`), sorted by exchange and market.
     package func bookLevels() -> [BookLevelCount] {
         var counts: [BookLevelCount] = []
-        for exchange in book.exchanges.sorted() {
-            for quote in book.quotes(of: exchange) {
-                guard let depth = quote.depth else { continue }
+        // Only exchanges that keep books (a depth rule watches them) can hold one.
+        for exchange in book.exchanges.sorted() where settings.exchanges[exchange]?.booksWanted == true {
+            book.forEachOrderBook(of: exchange) { market, depth in
                 counts.append(BookLevelCount(
-                    exchange: exchange, market: quote.market, bids: min(depth.bids.count, depth.levels), asks: min(depth.asks.count, depth.levels)))
+                    exchange: exchange, market: market, bids: min(depth.bids.count, depth.levels), asks: min(depth.asks.count, depth.levels)))
             }
         }
         return counts.sorted { ($0.exchange, $0.market) < ($1.exchange, $1.market) }

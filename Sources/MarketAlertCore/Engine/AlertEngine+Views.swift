@@ -65,6 +65,35 @@ extension AlertEngine {
         }
         return rows
     }
+
+    /// What the metrics scrape reads of each premium key (`premium_pct`, `executable_pct`, `alert_firing`),
+    /// without making its observation (two quotes copied per key).
+    package func premiumGauges() -> [PremiumGauge] {
+        var rows: [PremiumGauge] = []
+        rows.reserveCapacity(settings.premium.rules.reduce(0) { $0 + $1.assets.count })
+        for rule in settings.premium.rules {
+            for asset in rule.assets {
+                let key = PremiumEvents.key(rule: rule.name, asset: asset)
+                var level: Int?
+                if case .firing(let index, _, _)? = premium.state(forKey: key)?.phase { level = min(index, rule.levels.count - 1) }
+                let latest = premium.latestGauge(forKey: key)
+                rows.append(PremiumGauge(rule: rule.name, asset: asset, pct: latest?.pct, executable: latest?.executable ?? false, firingLevel: level))
+            }
+        }
+        return rows
+    }
+}
+
+/// One premium key as the metrics scrape reads it.
+package struct PremiumGauge: Sendable, Equatable {
+    package var rule: String
+    package var asset: String
+    /// The latest pct (nil while fewer than two fresh prices exist).
+    package var pct: Double?
+    /// Whether the latest observation is an executable (`basis: depth`) trade.
+    package var executable: Bool
+    /// Index into the rule's levels while firing (0 = lowest).
+    package var firingLevel: Int?
 }
 
 extension AlertEngine {

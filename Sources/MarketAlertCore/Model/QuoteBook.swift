@@ -75,6 +75,16 @@ package struct QuoteBook: Sendable {
         slots[exchange].map { $0.values.compactMap { entries[$0] } } ?? []
     }
 
+    /// Calls `body` with the market id and order book of every quote of `exchange` that carries a book, read
+    /// in place (a quote is not copied: the metrics scrape asks for every exchange's books).
+    package func forEachOrderBook(of exchange: ExchangeID, _ body: (_ market: String, _ book: OrderBook) -> Void) {
+        guard let known = slots[exchange] else { return }
+        for slot in known.values {
+            guard let depth = entries[slot]?.depth, let market = entries[slot]?.market else { continue }
+            body(market, depth)
+        }
+    }
+
     /// The slot of a market, if the book has ever held a quote for it (valid while `layout` is the same).
     package func slot(_ exchange: ExchangeID, _ pair: MarketPair) -> Int? { slots[exchange]?[pair] }
 

@@ -92,6 +92,19 @@ package struct PremiumEvaluator: Sendable {
         return detachedStates[key]
     }
 
+    /// The latest pct of `key`, and whether it is an executable trade's, without making its observation.
+    package func latestGauge(forKey key: String) -> (pct: Double, executable: Bool)? {
+        if let slot = plan.index[key] {
+            if let sides = slotSides[slot] { return (sides.pct, false) }
+            return slotLatest[slot].map { ($0.pct, $0.executable != nil) }
+        }
+        switch detachedLatest[key] {
+        case .sides(let sides)?: return (sides.pct, false)
+        case .full(let observation)?: return (observation.pct, observation.executable != nil)
+        case nil: return nil
+        }
+    }
+
     /// The latest observation of `key`, made from `book` (the book the evaluations read).
     package func observation(forKey key: String, in book: QuoteBook) -> PremiumObservation? {
         if let slot = plan.index[key] { return latestObservation(slot: slot, in: book) }

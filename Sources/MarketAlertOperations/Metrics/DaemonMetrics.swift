@@ -112,7 +112,7 @@ package final class DaemonMetrics: Sendable {
         let now = backend.clock.now()
         var view = await backend.loop.snapshot { engine in
             ScrapeView(
-                sources: engine.sourceStatuses(), premium: engine.premiumStatuses(), fx: Array(engine.fxRates.values),
+                sources: engine.sourceStatuses(), premium: engine.premiumGauges(), fx: Array(engine.fxRates.values),
                 webhooks: engine.settings.sinks.webhooks.map(\.name) + engine.settings.sinks.email.map(\.name), clockRejections: engine.quoteClockRejections,
                 tether: engine.usdtKrwRate.flatMap { rate in engine.tetherPremiumPct.map { (rate.provider, $0) } })
         }
@@ -166,7 +166,7 @@ package final class DaemonMetrics: Sendable {
 /// What a scrape reads from the engine (one actor hop).
 package struct ScrapeView: Sendable {
     package var sources: [SourceStatus]
-    package var premium: [PremiumStatus]
+    package var premium: [PremiumGauge]
     package var fx: [FXRate]
     package var webhooks: [String]
     /// Quote times the engine replaced, per exchange since start.

@@ -26,8 +26,8 @@ package struct ScrapeGauges {
         }
         for row in view.premium {
             let labels = [("rule", row.rule), ("asset", row.asset)]
-            if let observation = row.observation { batch.set(MetricNames.premiumPct, labels, observation.pct) }
-            if let observation = row.observation, observation.executable != nil { batch.set(MetricNames.executablePct, labels, observation.pct) }
+            if let pct = row.pct { batch.set(MetricNames.premiumPct, labels, pct) }
+            if let pct = row.pct, row.executable { batch.set(MetricNames.executablePct, labels, pct) }
             batch.set(MetricNames.alertFiring, labels, row.firingLevel.map { Double($0 + 1) } ?? 0)
         }
         for rate in view.fx {
