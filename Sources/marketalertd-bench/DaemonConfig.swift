@@ -19,6 +19,9 @@ enum DaemonConfig {
         }
         let assetList = "[" + assets.joined(separator: ", ") + "]"
         let global = EvaluationBenchmark.usdtExchanges.map(\.rawValue).joined(separator: ", ")
+        // Every KRW exchange of the registry (Coinone too: a configured exchange no rule watches is never polled)
+        // and Binance for the USDT side.
+        let kimchi = (EvaluationBenchmark.krwExchanges + [.binance]).map(\.rawValue).joined(separator: ", ")
         return """
             # Written by marketalertd-bench --rss.
             state_dir: \(stateDirectory)
@@ -48,7 +51,7 @@ enum DaemonConfig {
                   repeat_interval: 1h
                 - name: kimchi
                   assets: \(assetList)
-                  exchanges: [upbit, bithumb, binance]
+                  exchanges: [\(kimchi)]
                   quotes: [KRW, USDT]
                   basis: last
                   levels:
