@@ -22,6 +22,8 @@ final class StreamFeeds: Sendable {
 
     let feeds: [Feed]
     private let pushed = Mutex<[ExchangeID: Int]>([:])
+    /// Per exchange with several connections: which connection subscribed each market (`connection(_:asset:)`).
+    private let routes = Mutex<[ExchangeID: (ids: [Int], bySymbol: [String: Int])]>([:])
     private let markets: BenchMarkets
 
     init(markets: BenchMarkets) async throws {
@@ -64,9 +66,10 @@ final class StreamFeeds: Sendable {
                 next += step
                 let asset = markets.assets[(tick + position * 7) % markets.assets.count]
                 if let frame = frame(feed, asset: asset, tick: tick) {
+                    let target = connection(feed, asset: asset)
                     switch feed.encode(frame) {
-                    case .text(let text): feed.server.push(text)
-                    case .binary(let data): feed.server.push(binary: data)
+                    case .text(let text): feed.server.push(text, to: target)
+                    case .binary(let data): feed.server.push(binary: data, to: target)
                     }
                     pushed.withLock { $0[feed.exchange, default: 0] += 1 }
                 }
@@ -75,6 +78,40 @@ final class StreamFeeds: Sendable {
             }
             tick += 1
         }
+    }
+
+    /// The connection that subscribed `asset`'s market, when the daemon opened several to the exchange (its
+    /// markets spread over connections under a per-connection limit); nil: the newest connection, the only one.
+    private func connection(_ feed: Feed, asset: String) -> Int? {
+        let open = feed.server.openConnections
+        guard open.count > 1 else { return nil }
+        let symbol = feed.marketID(MarketPair(base: asset, quote: feed.quote))
+        let ids = open.map(\.id)
+        if let known = routes.withLock({ $0[feed.exchange] }), known.ids == ids, let id = known.bySymbol[symbol] { return id }
+        // Learned again when the connections change or a market is not placed yet (subscriptions still going
+        // out): each market's id as it appears in the subscriptions a connection received.
+        var bySymbol: [String: Int] = [:]
+        for info in open {
+            let sent = info.texts.joined(separator: "\n")
+            for other in markets.assets {
+                let market = feed.marketID(MarketPair(base: other, quote: feed.quote))
+                if bySymbol[market] == nil, Self.names(sent, market) { bySymbol[market] = info.id }
+            }
+        }
+        routes.withLock { $0[feed.exchange] = (ids, bySymbol) }
+        return bySymbol[symbol]
+    }
+
+    /// Whether `text` holds `market` as a whole token (not inside a longer id: `BTC-USDT` in `WBTC-USDT`).
+    private static func names(_ text: String, _ market: String) -> Bool {
+        var rest = text[...]
+        while let found = rest.range(of: market) {
+            let before = found.lowerBound > text.startIndex ? text[text.index(before: found.lowerBound)] : " "
+            let after = found.upperBound < text.endIndex ? text[found.upperBound] : " "
+            if !(before.isLetter || before.isNumber), !(after.isLetter || after.isNumber) { return true }
+            rest = text[found.upperBound...]
+        }
+        return false
     }
 
     func shutdown() async {
