@@ -61,56 +61,6 @@ package struct PremiumEvaluator: Sendable {
 
     package init(states: [String: LeveledAlertStateMachine] = [:]) { detachedStates = states }
 
-    /// Every key's alert state (built on each call: use `state(forKey:)` for one key).
-    package var states: [String: LeveledAlertStateMachine] {
-        var all = detachedStates
-        for (slot, state) in slotStates.enumerated() { if let state { all[plan.keys[slot]] = state } }
-        return all
-    }
-
-    /// The latest observation per key (nil when too few prices), from `book` (the book the evaluations read),
-    /// for `once` and the status line (built on each call: use `observation(forKey:in:)` for one key).
-    package func latest(in book: QuoteBook) -> [String: PremiumObservation] {
-        var all = detachedLatest.compactMapValues { $0.observation(in: book) }
-        for slot in plan.keys.indices {
-            if let observation = latestObservation(slot: slot, in: book) { all[plan.keys[slot]] = observation }
-        }
-        return all
-    }
-
-    /// Key slot `slot`'s latest observation, made from `book`.
-    func latestObservation(slot: Int, in book: QuoteBook) -> PremiumObservation? {
-        if let sides = slotSides[slot] { return sides.observation(in: book) }
-        return slotLatest[slot]
-    }
-
-    /// Key slot `slot`'s latest pct.
-    func latestPct(slot: Int) -> Double? { slotSides[slot]?.pct ?? slotLatest[slot]?.pct }
-
-    package func state(forKey key: String) -> LeveledAlertStateMachine? {
-        if let slot = plan.index[key] { return slotStates[slot] }
-        return detachedStates[key]
-    }
-
-    /// The latest pct of `key`, and whether it is an executable trade's, without making its observation.
-    package func latestGauge(forKey key: String) -> (pct: Double, executable: Bool)? {
-        if let slot = plan.index[key] {
-            if let sides = slotSides[slot] { return (sides.pct, false) }
-            return slotLatest[slot].map { ($0.pct, $0.executable != nil) }
-        }
-        switch detachedLatest[key] {
-        case .sides(let sides)?: return (sides.pct, false)
-        case .full(let observation)?: return (observation.pct, observation.executable != nil)
-        case nil: return nil
-        }
-    }
-
-    /// The latest observation of `key`, made from `book` (the book the evaluations read).
-    package func observation(forKey key: String, in book: QuoteBook) -> PremiumObservation? {
-        if let slot = plan.index[key] { return latestObservation(slot: slot, in: book) }
-        return detachedLatest[key]?.observation(in: book)
-    }
-
     /// Compiles `rules` when they differ from the plan's, carrying every key's state and observation over.
     private mutating func prepare(_ rules: [PremiumRule]) {
         guard !plan.compiles(rules) else { return }
@@ -284,33 +234,6 @@ package struct PremiumEvaluator: Sendable {
         deadlineCache = nil
         refreshDeadline(settings: settings)
         return gone
-    }
-
-    /// Every key firing now (unsorted), without building the `states` dictionary.
-    package func firingKeys() -> [String] {
-        var keys = detachedStates.filter(\.value.isFiring).map(\.key)
-        for (slot, state) in slotStates.enumerated() where state?.isFiring == true { keys.append(plan.keys[slot]) }
-        return keys
-    }
-
-    /// The observation with the highest premium (the first such key, in rule and asset order), made from
-    /// `book` (the book the evaluations read).
-    package func highestObservation(in book: QuoteBook) -> PremiumObservation? {
-        // By pct first: only the winner's observation is made.
-        var best: Int?
-        var bestPct = -Double.infinity
-        for slot in plan.keys.indices {
-            guard let pct = latestPct(slot: slot) else { continue }
-            if best == nil || pct > bestPct {
-                best = slot
-                bestPct = pct
-            }
-        }
-        var top = best.flatMap { latestObservation(slot: $0, in: book) }
-        for latest in detachedLatest.values where top.map({ latest.pct > $0.pct }) ?? true {
-            if let observation = latest.observation(in: book) { top = observation }
-        }
-        return top
     }
 }
 
