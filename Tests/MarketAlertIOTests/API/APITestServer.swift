@@ -45,7 +45,14 @@ final class APITestServer: Sendable {
             onListening: { listen in bound.value.withLock { $0.append(listen) } })
         let service = service
         task = Task { try await service.run() }
-        try await waitForListen(count: 1)
+        do {
+            try await waitForListen(count: 1)
+        } catch {
+            // A server that did not come up fails its test, not the whole run: a client deallocated before its
+            // shutdown is AsyncHTTPClient's fatal error (it took a loaded unit run down with it).
+            await stop()
+            throw error
+        }
     }
 
     /// Every address announced so far (nil: stopped serving).
@@ -53,7 +60,8 @@ final class APITestServer: Sendable {
     var baseURL: String { "http://" + (backend.access.listen ?? "127.0.0.1:1") }
 
     func waitForListen(count: Int) async throws {
-        try await pollUntil("the HTTP server's listen announcement #\(count)", timeout: .seconds(5)) { announced.count >= count }
+        // Generous: on a loaded host (the unit suite beside CI's integration tests) a start took over 5 s.
+        try await pollUntil("the HTTP server's listen announcement #\(count)", timeout: .seconds(20)) { announced.count >= count }
     }
 
     struct Answer {
