@@ -42,25 +42,33 @@ extension AlertEngine {
 
     /// The premium table with each key's alert state.
     package func premiumStatuses(now: Date? = nil) -> [PremiumStatus] {
-        var rows: [PremiumStatus] = []
+        premiumKeys { rule, asset, key, level, phase in
+            var pending = false
+            if case .pending? = phase { pending = true }
+            var row = PremiumStatus(
+                rule: rule.name, asset: asset, observation: premium.observation(forKey: key, in: book), firingLevel: level,
+                firingSeverity: level.map { rule.levels[$0].severity }, levels: rule.levels, pending: pending)
+            if let now { row.bases = premium.currentBases(forKey: key, book: book, now: now, maxQuoteAge: settings.premium.maxQuoteAge) }
+            row.reference = settings.premium.reference
+            row.executable = row.observation?.executable.map { ExecutableDetail($0, reference: settings.premium.reference) }
+            return row
+        }
+    }
+
+    /// One row per premium key (rule × asset, in rule order) from `row`, given the key, its firing level (an
+    /// index into the rule's levels) and its phase.
+    private func premiumKeys<Row>(
+        _ row: (PremiumRule, _ asset: String, _ key: String, _ level: Int?, LeveledAlertStateMachine.Phase?) -> Row
+    ) -> [Row] {
+        var rows: [Row] = []
         rows.reserveCapacity(settings.premium.rules.reduce(0) { $0 + $1.assets.count })
         for rule in settings.premium.rules {
             for asset in rule.assets {
                 let key = PremiumEvents.key(rule: rule.name, asset: asset)
+                let phase = premium.state(forKey: key)?.phase
                 var level: Int?
-                var pending = false
-                switch premium.state(forKey: key)?.phase {
-                case .firing(let index, _, _)?: level = min(index, rule.levels.count - 1)
-                case .pending?: pending = true
-                default: break
-                }
-                var row = PremiumStatus(
-                    rule: rule.name, asset: asset, observation: premium.observation(forKey: key, in: book), firingLevel: level,
-                    firingSeverity: level.map { rule.levels[$0].severity }, levels: rule.levels, pending: pending)
-                if let now { row.bases = premium.currentBases(forKey: key, book: book, now: now, maxQuoteAge: settings.premium.maxQuoteAge) }
-                row.reference = settings.premium.reference
-                row.executable = row.observation?.executable.map { ExecutableDetail($0, reference: settings.premium.reference) }
-                rows.append(row)
+                if case .firing(let index, _, _)? = phase { level = min(index, rule.levels.count - 1) }
+                rows.append(row(rule, asset, key, level, phase))
             }
         }
         return rows
@@ -69,18 +77,10 @@ extension AlertEngine {
     /// What the metrics scrape reads of each premium key (`premium_pct`, `executable_pct`, `alert_firing`),
     /// without making its observation (two quotes copied per key).
     package func premiumGauges() -> [PremiumGauge] {
-        var rows: [PremiumGauge] = []
-        rows.reserveCapacity(settings.premium.rules.reduce(0) { $0 + $1.assets.count })
-        for rule in settings.premium.rules {
-            for asset in rule.assets {
-                let key = PremiumEvents.key(rule: rule.name, asset: asset)
-                var level: Int?
-                if case .firing(let index, _, _)? = premium.state(forKey: key)?.phase { level = min(index, rule.levels.count - 1) }
-                let latest = premium.latestGauge(forKey: key)
-                rows.append(PremiumGauge(rule: rule.name, asset: asset, pct: latest?.pct, executable: latest?.executable ?? false, firingLevel: level))
-            }
+        premiumKeys { rule, asset, key, level, _ in
+            let latest = premium.latestGauge(forKey: key)
+            return PremiumGauge(rule: rule.name, asset: asset, pct: latest?.pct, executable: latest?.executable ?? false, firingLevel: level)
         }
-        return rows
     }
 }
 

@@ -69,6 +69,15 @@ import Testing
 /// `marketalertd history` end to end below the argument parser: a real SQLite file in `state_dir`, opened
 /// read-only beside the writer, the day tables, the chart file, and the errors naming the rule or asset.
 @Suite struct HistoryCommandTests {
+    /// Writes `HistoryChartTests.samples()` to a SQLite store in `dir`; returns a "now" two hours after them.
+    static func storeSamples(in dir: String) async throws -> Date {
+        let writer = try SQLiteStore(directory: dir)
+        var publication = Publication()
+        publication.history = HistoryChartTests.samples()
+        try await writer.commit(publication, at: HistoryChartTests.t0)
+        return HistoryChartTests.t0 + 7200
+    }
+
     @Test func theCommandReadsTheStoreAndWritesThePlot() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("history-cli-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -82,11 +91,7 @@ import Testing
                 - { name: kimchi, assets: [BTC], exchanges: [upbit, binance], quotes: [KRW, USDT], levels: [{ pct: 3, severity: warning }, { pct: 5, severity: critical }], clear_pct: 2.5 }
             history: { resolution: 1m }
             """).settings
-        let writer = try SQLiteStore(directory: dir)
-        var publication = Publication()
-        publication.history = HistoryChartTests.samples()
-        try await writer.commit(publication, at: HistoryChartTests.t0)
-        let now = HistoryChartTests.t0 + 7200
+        let now = try await Self.storeSamples(in: dir)
         let plot = dir + "/chart.svg"
         let report = try await HistoryReport.run(
             settings: settings, rule: "kimchi", asset: "btc", since: .seconds(86_400), plot: plot, now: now, environment: [:])
@@ -117,11 +122,7 @@ import Testing
                 - { name: kimchi, assets: all, exclude_assets: [DOGE], exchanges: [upbit, binance], quotes: [KRW, USDT], levels: [{ pct: 3, severity: warning }], clear_pct: 2.5 }
             history: { resolution: 1m }
             """).settings
-        let writer = try SQLiteStore(directory: dir)
-        var publication = Publication()
-        publication.history = HistoryChartTests.samples()
-        try await writer.commit(publication, at: HistoryChartTests.t0)
-        let now = HistoryChartTests.t0 + 7200
+        let now = try await Self.storeSamples(in: dir)
         let report = try await HistoryReport.run(
             settings: settings, rule: "kimchi", asset: "BTC", since: .seconds(86_400), plot: nil, now: now, environment: [:])
         #expect(report.hasPrefix("premium/kimchi/BTC: 120 samples"), "\(report)")
