@@ -1,4 +1,6 @@
 import Foundation
+import MarketAlertCore
+import MarketAlertIO
 
 /// Command-line flags of `marketalertd-bench`.
 ///
@@ -25,6 +27,9 @@ struct BenchOptions {
     /// Watched assets per exchange for the daemon runs (`--rss`, `--streams`); the in-process tables use 50.
     var assets = BenchMarkets.assetCount
     var binary = ".build/release/marketalertd"
+    /// The exchanges of the daemon runs (`--exchanges`); nil: every registry exchange. The issues' budgets
+    /// name the round-2 eight (`round2`).
+    var exchanges: [ExchangeID]?
     var fixtures: String?
 
     static let usage = """
@@ -52,6 +57,9 @@ struct BenchOptions {
           --rate N             frames per second per exchange under --streams (default 50)
           --assets N           watched assets per exchange under --rss/--streams (default 50; the whole-market
                                budget, 8 exchanges × 300 assets streaming: CPU ≤ 3%, RSS ≤ 45 MB, flat)
+          --exchanges LIST     the exchanges of --rss/--idle/--streams, comma-separated, or `round2` for
+                               the eight the budgets name (binance, bybit, bitget, okx, kraken, coinbase,
+                               upbit, bithumb); default every registry exchange
           --seconds N          how long the daemon runs under --rss (default 60)
           --binary PATH        the daemon to run under --rss (default .build/release/marketalertd)
           --fixtures DIR       recorded payloads (default ./Tests/Fixtures, else the package's)
@@ -88,11 +96,29 @@ struct BenchOptions {
             case "--seconds": options.seconds = try positive(flag)
             case "--assets": options.assets = try positive(flag)
             case "--binary": options.binary = try value(flag)
+            case "--exchanges": options.exchanges = try exchangeList(try value(flag))
             case "--fixtures": options.fixtures = try value(flag)
             case "-h", "--help": throw UsageError(description: usage)
             default: throw UsageError(description: "unknown argument \(flag)\n\(usage)")
             }
         }
         return options
+    }
+
+    /// The eight exchanges of round 2, which the issues' daemon budgets ("8 exchanges × 50 assets") name.
+    static let roundTwo: [ExchangeID] = [.binance, .bybit, .bitget, .okx, .kraken, .coinbase, .upbit, .bithumb]
+
+    static func exchangeList(_ text: String) throws(UsageError) -> [ExchangeID] {
+        if text == "round2" { return roundTwo }
+        var result: [ExchangeID] = []
+        for name in text.split(separator: ",") {
+            let id = ExchangeID(rawValue: String(name))
+            guard ExchangeRegistry.standard.ids.contains(id) else {
+                throw UsageError(description: "--exchanges: unknown exchange \(name)")
+            }
+            result.append(id)
+        }
+        guard !result.isEmpty else { throw UsageError(description: "--exchanges: name at least one exchange") }
+        return result
     }
 }

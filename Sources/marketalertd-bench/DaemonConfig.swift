@@ -2,7 +2,7 @@ import Foundation
 import MarketAlertCore
 import MarketAlertIO
 
-/// The daemon's config for the memory run: all 8 exchanges every second, Dunamu for USD/KRW, the two rules
+/// The daemon's config for the memory run: every registry exchange (or those chosen) every second, Dunamu for USD/KRW, the two rules
 /// of the evaluation benchmark over 50 assets, JSON alerts on stdout, state in a temporary directory.
 enum DaemonConfig {
     /// - Parameter pollInterval: `1s` for the load run, `1h` for the idle run (after the first fetches nothing
@@ -10,18 +10,19 @@ enum DaemonConfig {
     /// - Parameter streams: `stream_url` per exchange (the streaming run); without one an exchange is REST only.
     static func yaml(
         baseURL: String, stateDirectory: String, assets: [String], pollInterval: String = "1s", streams: [ExchangeID: String] = [:],
-        httpPort: Int? = nil
+        httpPort: Int? = nil, exchanges selected: [ExchangeID]? = nil
     ) -> String {
+        let chosen = Set(selected ?? ExchangeRegistry.standard.ids)
         let http = httpPort.map { "http:\n  listen: \"127.0.0.1:\($0)\"\n" } ?? ""
-        let exchanges = ExchangeRegistry.standard.ids.map { id in
+        let exchanges = ExchangeRegistry.standard.ids.filter(chosen.contains).map { id in
             let stream = streams[id].map { ", stream_url: \"\($0)\", stale_after: 30s" } ?? ""
             return "  \(id.rawValue): { poll_interval: \(pollInterval), timeout: 5s, base_url: \"\(baseURL)\"\(stream) }"
         }
         let assetList = "[" + assets.joined(separator: ", ") + "]"
-        let global = EvaluationBenchmark.usdtExchanges.map(\.rawValue).joined(separator: ", ")
+        let global = EvaluationBenchmark.usdtExchanges.filter(chosen.contains).map(\.rawValue).joined(separator: ", ")
         // Every KRW exchange of the registry (Coinone too: a configured exchange no rule watches is never polled)
         // and Binance for the USDT side.
-        let kimchi = (EvaluationBenchmark.krwExchanges + [.binance]).map(\.rawValue).joined(separator: ", ")
+        let kimchi = (EvaluationBenchmark.krwExchanges + [.binance]).filter(chosen.contains).map(\.rawValue).joined(separator: ", ")
         return """
             # Written by marketalertd-bench --rss.
             state_dir: \(stateDirectory)

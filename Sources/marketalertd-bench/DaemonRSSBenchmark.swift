@@ -46,6 +46,8 @@ struct DaemonRSSBenchmark {
     /// The streaming run: every exchange on its local WebSocket server, fed `streamRate` frames a second.
     var streams: StreamFeeds?
     var streamRate = 50
+    /// The exchanges configured; nil: every registry exchange.
+    var exchanges: [ExchangeID]?
 
     func run() async throws -> Result {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
@@ -59,7 +61,7 @@ struct DaemonRSSBenchmark {
         defer { try? FileManager.default.removeItem(at: directory) }
         let configPath = directory.appendingPathComponent("marketalertd.yaml").path
         try DaemonConfig.yaml(baseURL: apis.baseURL, stateDirectory: directory.appendingPathComponent("state").path, assets: apis.assets, pollInterval: pollInterval,
-            streams: streams?.urls ?? [:], httpPort: httpPort)
+            streams: streams?.urls ?? [:], httpPort: httpPort, exchanges: exchanges)
             .write(toFile: configPath, atomically: true, encoding: .utf8)
         let stdoutPath = directory.appendingPathComponent("stdout.jsonl").path
         let stderrPath = directory.appendingPathComponent("stderr.log").path

@@ -26,11 +26,13 @@ final class StreamFeeds: Sendable {
     private let routes = Mutex<[ExchangeID: (ids: [Int], bySymbol: [String: Int])]>([:])
     private let markets: BenchMarkets
 
-    init(markets: BenchMarkets) async throws {
+    /// - Parameter exchanges: the exchanges to feed; nil: every registry exchange with a stream.
+    init(markets: BenchMarkets, exchanges: [ExchangeID]? = nil) async throws {
         self.markets = markets
         var feeds: [Feed] = []
         let knobs = StreamPersonaKnobs(.ack)
-        for descriptor in ExchangeRegistry.standard.listed {
+        let chosen = Set(exchanges ?? ExchangeRegistry.standard.ids)
+        for descriptor in ExchangeRegistry.standard.listed where chosen.contains(descriptor.id) {
             guard let stream = descriptor.stream, let peer = descriptor.wire.stream else { continue }
             let server = try await WebSocketTestServer(persona: StreamPersonas.persona(peer)(knobs))
             feeds.append(Feed(

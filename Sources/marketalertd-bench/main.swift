@@ -69,14 +69,16 @@ do {
         // Streaming: REST stays the fallback, polled as the daemon would beside live streams (every 5 s).
         let interval = options.idle ? "1h" : options.streams ? "5s" : "1s"
         let what = options.idle ? "idle" : options.streams ? "streaming at \(options.rate) frames/s per exchange" : "memory"
-        print("\nDaemon \(what): \(options.binary), \(options.seconds) s, 8 exchanges × \(markets.assets.count) assets at poll_interval \(interval) (+ Dunamu USD/KRW)")
+        let exchangeCount = options.exchanges?.count ?? ExchangeNames.all.count
+        print("\nDaemon \(what): \(options.binary), \(options.seconds) s, \(exchangeCount) exchanges × \(markets.assets.count) assets at poll_interval \(interval) (+ Dunamu USD/KRW)")
         let apis = try await MockExchangeAPIs(markets: markets, list: list, dunamu: dunamu)
-        let feeds = options.streams ? try await StreamFeeds(markets: markets) : nil
+        let feeds = options.streams ? try await StreamFeeds(markets: markets, exchanges: options.exchanges) : nil
         let result: DaemonRSSBenchmark.Result
         do {
             var benchmark = DaemonRSSBenchmark(binary: options.binary, seconds: options.seconds, apis: apis, pollInterval: interval)
             benchmark.streams = feeds
             benchmark.streamRate = options.rate
+            benchmark.exchanges = options.exchanges
             result = try await benchmark.run()
         } catch {
             await apis.shutdown()
@@ -90,7 +92,7 @@ do {
         } else if options.idle {
             Report.idle(result, seconds: options.seconds)
         } else {
-            Report.rss(result, seconds: options.seconds)
+            Report.rss(result, seconds: options.seconds, exchanges: options.exchanges?.map(\.rawValue) ?? ExchangeNames.all)
         }
         print(text)
         verdicts += rssVerdicts
