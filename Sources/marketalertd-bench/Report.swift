@@ -199,10 +199,14 @@ enum Report {
 
         var verdicts: [Verdict] = []
         verdicts.append(Verdict(pass: r.stayedAlive && r.samples.count == seconds, text: "daemon ran \(r.samples.count) of \(seconds) s"))
-        let slow = exchanges.filter { (r.traffic[$0]?.polls ?? 0) < seconds / 2 }
+        // Coinbase asks once per product, paced at 7 requests a second (its public limit is 10): a poll of
+        // 50 products takes about 7 s, so it is held to the pace, not to one poll a second.
+        let slow = exchanges.filter { name in
+            name == "coinbase" ? (r.traffic[name]?.requests ?? 0) < seconds * 7 / 2 : (r.traffic[name]?.polls ?? 0) < seconds / 2
+        }
         verdicts.append(Verdict(
             pass: slow.isEmpty && (r.traffic["dunamu"]?.polls ?? 0) >= 1,
-            text: "polls: every exchange at least \(seconds / 2) in \(seconds) s at poll_interval 1s"
+            text: "polls: every exchange at least \(seconds / 2) in \(seconds) s at poll_interval 1s (coinbase: \(seconds * 7 / 2) requests)"
                 + (slow.isEmpty ? "" : " (too few: \(slow.joined(separator: ", ")))") + ", dunamu \(r.traffic["dunamu"]?.polls ?? 0)"))
         verdicts.append(Verdict(pass: r.sourceEvents.isEmpty, text: "no source failures alerted (\(r.sourceEvents.count))"))
         verdicts.append(Verdict(pass: r.exitedCleanly, text: "SIGTERM: \(r.exitStatus)"))

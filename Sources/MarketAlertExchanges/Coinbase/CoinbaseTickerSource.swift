@@ -5,13 +5,20 @@ import MarketAlertKit
 /// Coinbase Exchange: `GET /products/{BASE-QUOTE}/ticker`.
 ///
 /// Coinbase Exchange has no bulk ticker endpoint, so this source makes one request per watched product,
-/// at most `maxConcurrentRequests` at a time (the public limit is about 10 requests per second per IP).
+/// at most `maxConcurrentRequests` at a time and at most `requestsPerSecond` a second: Coinbase's public
+/// limit is 10 requests a second per IP (docs.cdp.coinbase.com/exchange/docs/rate-limits), and the book
+/// polls of depth rules take up to 2.5 of them (`CoinbaseBook.interval`). A poll of 50 products thus takes
+/// about 7 s whatever `poll_interval` says, where unpaced it was refused with 429s; the pauses run on the
+/// injected clock (`pace coinbase`).
 /// A product Coinbase does not list (`404 {"message":"NotFound"}`) is simply missing from the result; any
 /// other failure fails the poll. The quote time is the ISO-8601 `time` (microseconds) of the last trade.
 package struct CoinbaseTickerSource: QuoteSource {
     package var exchange: ExchangeID { .coinbase }
     package let client: ExchangeClient
     package var maxConcurrentRequests = 4
+    package var requestsPerSecond = 7
+
+    package static let paceLabel = ClockLabel("pace coinbase")
 
     package init(settings: ExchangeSettings, fetcher: HTTPFetcher) {
         client = ExchangeClient(exchange: .coinbase, settings: settings, fetcher: fetcher)
@@ -25,22 +32,32 @@ package struct CoinbaseTickerSource: QuoteSource {
         var collector = QuoteCollector(exchange: .coinbase, receivedAt: client.now(), pairs: pairs, marketID: Self.productID)
         collector.listCount = pairs.count
         let products = pairs.map(Self.productID).sorted()
+        let clock = client.fetcher.clock
+        var pacer = OutboundPacer(limit: requestsPerSecond, per: .seconds(1))
         let outcomes = await withTaskGroup(of: (String, Result<Fetched?, SourceError>).self) { group in
             var outcomes: [(String, Result<Fetched?, SourceError>)] = []
             var next = 0
-            func startNext() {
-                guard next < products.count else { return }
+            // Starts the next product's request once the pacer has a slot; false when none is left or the
+            // poll was cancelled while waiting.
+            func startNext() async -> Bool {
+                guard next < products.count else { return false }
+                let slot = pacer.nextSlot(now: clock.now())
+                if slot > clock.now() {
+                    do { try await clock.sleep(until: slot, label: Self.paceLabel) } catch { return false }
+                }
+                pacer.record(now: clock.now())
                 let product = products[next]
                 next += 1
                 group.addTask { (product, await fetchProduct(product)) }
+                return true
             }
-            for _ in 0..<max(1, maxConcurrentRequests) { startNext() }
+            for _ in 0..<max(1, maxConcurrentRequests) where await startNext() {}
             while let outcome = await group.next() {
                 outcomes.append(outcome)
                 if case .failure = outcome.1 {
                     group.cancelAll()
                 } else {
-                    startNext()
+                    _ = await startNext()
                 }
             }
             return outcomes
