@@ -20,13 +20,7 @@ import Testing
 
     /// Drops the connection and moves virtual time until the stream is live on a second one.
     static func reconnect(_ server: WebSocketTestServer, _ clock: ManualClock, _ log: UpdateLog) async throws {
-        server.closeAbruptly()
-        try await pollUntil("down") { log.all.contains { if case .down = $0 { true } else { false } } }
-        for _ in 0..<120 where server.connections.count < 2 {
-            await clock.advance(by: .seconds(1))
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        try await pollUntil("live again") { log.all.filter { $0 == .live }.count == 2 }
+        try await reconnectOnVirtualTime(server, clock, log)
     }
 
     /// A snapshot body of `count` levels a side around 1000 (Gate's shape).

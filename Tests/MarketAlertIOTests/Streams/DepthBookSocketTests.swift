@@ -75,13 +75,7 @@ import Testing
 
         // The connection drops: the stream reconnects (virtual backoff) and resubscribes; a diff in order
         // applies on the kept book, and a gap after the reconnect is rebuilt again.
-        server.closeAbruptly()
-        try await pollUntil("down") { log.all.contains { if case .down = $0 { true } else { false } } }
-        for _ in 0..<120 where server.connections.count < 2 {
-            await clock.advance(by: .seconds(1))
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        try await pollUntil("live again") { log.all.filter { $0 == .live }.count == 2 }
+        try await reconnectOnVirtualTime(server, clock, log)
         lastUpdate.withLock { $0 = 499_869_900 }
         server.push(DepthBookDecodeTests.diff(499_869_900, 499_869_901, asks: #"[["0.35240000","3"]]"#))
         try await pollUntil("rebuilt after the reconnect") {
@@ -122,13 +116,7 @@ import Testing
         try await pollUntil("rebuilt") { Self.books(log, "BTCUSDT").last?.isSynced == true }
 
         // A reconnect: the new connection subscribes the book again and its snapshot is the book.
-        server.closeAbruptly()
-        try await pollUntil("down") { log.all.contains { if case .down = $0 { true } else { false } } }
-        for _ in 0..<120 where server.connections.count < 2 {
-            await clock.advance(by: .seconds(1))
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        try await pollUntil("live again") { log.all.filter { $0 == .live }.count == 2 }
+        try await reconnectOnVirtualTime(server, clock, log)
         #expect(server.connections.last?.texts.first?.contains("orderbook.50.BTCUSDT") == true)
         server.push(frames[0].replacingOccurrences(of: #""17440.00","40.833""#, with: #""17440.10","1.5""#).replacingOccurrences(of: #""u":13079592"#, with: #""u":13079700"#))
         try await pollUntil("the new connection's snapshot") { Self.books(log, "BTCUSDT").last?.bids.best?.price == 17440.1 }

@@ -30,20 +30,27 @@ import Testing
             h.knobs.refuse([])  // the maintenance is over
             let btc = #"{"arg":{"channel":"tickers","instId":"BTC-USDT"},"data":[{"instId":"BTC-USDT","last":"30000.5","askPx":"30000.6","bidPx":"30000.4","ts":"1652459229140"}]}"#
             @Sendable func asks(_ h: StreamTestHarness) -> Int { h.server.connections.first?.texts.filter { $0.contains("ETH-USDT") }.count ?? 0 }
-            for _ in 0..<5 {
+            // Each BTC frame is seen by the source before virtual time moves on: a frame still in flight when the
+            // clock passes `stale_after` would make the connection look dead (a reconnect under a loaded run).
+            @Sendable func pushBTC(_ h: StreamTestHarness) async throws {
+                let before = h.quotes.count
                 h.server.push(btc)
+                try await h.waitFor("a BTC quote") { $0.quotes.count > before }
+            }
+            for _ in 0..<5 {
+                try await pushBTC(h)
                 try await h.advance(by: .seconds(10))
             }
             #expect(asks(h) == 1, "not asked for again before a minute has passed")
             for _ in 0..<3 where asks(h) < 2 {
-                h.server.push(btc)
+                try await pushBTC(h)
                 try await h.advance(by: .seconds(5))
             }
-            try await h.server.waitUntil("ETH-USDT asked for again on the same connection") { _ in asks(h) >= 2 }
+            try await h.waitFor("ETH-USDT asked for again on the same connection") { asks($0) >= 2 }
             h.server.push(StreamCase.okx.fresh)
             for _ in 0..<10 where !h.all.contains(.restOnly([])) {
                 try await h.settle()
-                h.server.push(btc)
+                try await pushBTC(h)
                 try await h.advance(by: .seconds(2))
             }
             try await h.waitFor("ETH-USDT back on the stream") { $0.all.contains(.restOnly([])) }
