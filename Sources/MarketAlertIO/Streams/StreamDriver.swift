@@ -64,7 +64,10 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     mutating func run(emit: @escaping @Sendable (StreamUpdate) -> Void) async {
         // Connections' reports and timer ticks, in arrival order.
         let events = AsyncQueue<StreamDriverEvent>()
-        await withTaskGroup(of: Void.self) { group in
+        // A discarding group: its children (a timer sleep per deadline, a task per connection and per book
+        // snapshot) are never awaited one by one, and a plain `TaskGroup` keeps every finished child until
+        // it is: memory grew with every tick and every reconnect for as long as the stream ran.
+        await withDiscardingTaskGroup { group in
             step(.start, group: &group, sink: events, emit: emit)
             for await event in events {
                 switch event {
@@ -100,7 +103,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
 
     /// Feeds the machine, carries out its actions, re-arms the timer.
     private mutating func step(
-        _ event: StreamConnectionEvent, group: inout TaskGroup<Void>, sink: AsyncQueue<StreamDriverEvent>,
+        _ event: StreamConnectionEvent, group: inout DiscardingTaskGroup, sink: AsyncQueue<StreamDriverEvent>,
         emit: Emit
     ) {
         for activity in intake.takeActivity() {
@@ -128,7 +131,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     }
 
     private mutating func perform(
-        _ action: StreamConnectionAction, group: inout TaskGroup<Void>, sink: AsyncQueue<StreamDriverEvent>,
+        _ action: StreamConnectionAction, group: inout DiscardingTaskGroup, sink: AsyncQueue<StreamDriverEvent>,
         emit: Emit
     ) {
         let exchange = source.exchange.rawValue
@@ -277,7 +280,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     /// Books the decoder threw away (or never had): each is rebuilt the exchange's way (`bookResync`) and a
     /// resync is counted by reason. Returns what the machine must hear (a replacement connection, or a
     /// market's book asked for again on the serving one).
-    private mutating func rebuildBooks(group: inout TaskGroup<Void>, sink: AsyncQueue<StreamDriverEvent>) -> [StreamConnectionEvent] {
+    private mutating func rebuildBooks(group: inout DiscardingTaskGroup, sink: AsyncQueue<StreamDriverEvent>) -> [StreamConnectionEvent] {
         let requests = intake.takeBookRequests()
         guard !requests.isEmpty else { return [] }
         let exchange = source.exchange
@@ -307,7 +310,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
 
     /// GETs a REST snapshot of `request`'s book (after `delay`, if any), retrying with backoff (1 s doubling
     /// to 1 min) while the exchange does not answer; the body comes back as `.bookSnapshot`.
-    private func fetchBook(_ request: BookSnapshotRequest, after delay: Duration?, group: inout TaskGroup<Void>, sink: AsyncQueue<StreamDriverEvent>) {
+    private func fetchBook(_ request: BookSnapshotRequest, after delay: Duration?, group: inout DiscardingTaskGroup, sink: AsyncQueue<StreamDriverEvent>) {
         guard case .restSnapshot(let path) = source.protocolDescription.bookResync else { return }
         var text = source.restBaseURL?.absoluteString ?? ""
         while text.hasSuffix("/") { text.removeLast() }
