@@ -30,6 +30,8 @@ struct BenchOptions {
     /// The exchanges of the daemon runs (`--exchanges`); nil: every registry exchange. The issues' budgets
     /// name the round-2 eight (`round2`).
     var exchanges: [ExchangeID]?
+    /// `--drop-every N`: the streaming run drops every connection each N seconds (memory across reconnects).
+    var dropEvery: Int?
     var fixtures: String?
 
     static let usage = """
@@ -60,6 +62,8 @@ struct BenchOptions {
           --exchanges LIST     the exchanges of --rss/--idle/--streams, comma-separated, or `round2` for
                                the eight the budgets name (binance, bybit, bitget, okx, kraken, coinbase,
                                upbit, bithumb); default every registry exchange
+          --drop-every N       under --streams: drop every connection each N seconds (the daemon reconnects
+                               and subscribes again; its memory must stay flat across reconnects)
           --seconds N          how long the daemon runs under --rss (default 60)
           --binary PATH        the daemon to run under --rss (default .build/release/marketalertd)
           --fixtures DIR       recorded payloads (default ./Tests/Fixtures, else the package's)
@@ -97,6 +101,7 @@ struct BenchOptions {
             case "--assets": options.assets = try positive(flag)
             case "--binary": options.binary = try value(flag)
             case "--exchanges": options.exchanges = try exchangeList(try value(flag))
+            case "--drop-every": options.dropEvery = try positive(flag)
             case "--fixtures": options.fixtures = try value(flag)
             case "-h", "--help": throw UsageError(description: usage)
             default: throw UsageError(description: "unknown argument \(flag)\n\(usage)")

@@ -48,6 +48,8 @@ struct DaemonRSSBenchmark {
     var streamRate = 50
     /// The exchanges configured; nil: every registry exchange.
     var exchanges: [ExchangeID]?
+    /// The streaming run drops every connection this often (nil: never).
+    var dropEvery: Duration?
 
     func run() async throws -> Result {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
@@ -104,7 +106,8 @@ struct DaemonRSSBenchmark {
             }
             print("  streams subscribed: \(streams.subscribed.map(\.rawValue).sorted().joined(separator: ", "))")
             feederStarted = Date()
-            feeder = Task { await streams.run(rate: rate) }
+            let dropEvery = dropEvery
+            feeder = Task { await streams.run(rate: rate, dropEvery: dropEvery) }
         }
         defer { feeder?.cancel() }
 

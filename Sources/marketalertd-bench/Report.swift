@@ -116,7 +116,8 @@ enum Report {
 
     /// Streaming: 8 exchanges × 50 assets on local WebSocket servers at `rate` frames a second each.
     static func streams(
-        _ r: DaemonRSSBenchmark.Result, seconds: Int, rate: Int, pushed: [ExchangeID: Int], assets: Int = BenchMarkets.assetCount
+        _ r: DaemonRSSBenchmark.Result, seconds: Int, rate: Int, pushed: [ExchangeID: Int], assets: Int = BenchMarkets.assetCount,
+        drops: Int = 0
     ) -> (String, [Verdict]) {
         // The whole-market run (more than 50 assets per exchange) has the whole-market issue's budgets.
         let wholeMarket = assets > BenchMarkets.assetCount
@@ -125,6 +126,7 @@ enum Report {
         let peakBudget = wholeMarket ? wholeMarketRSSBudget : peakRSSBudget
         var lines: [String] = []
         let total = pushed.values.reduce(0, +)
+        if drops > 0 { lines.append("every connection dropped by the feeder \(drops) times (the daemon reconnected each time)") }
         lines.append("frames pushed: \(total) (\(pushed.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")))")
         lines.append(String(format: "CPU over the last %.0f s: %.2f s (%.2f%% of a core)", r.steadyCPU.over, r.steadyCPU.seconds, r.cpuPercent) + host(r))
         let start = r.samples.first?.rss ?? 0

@@ -22,6 +22,8 @@ final class StreamFeeds: Sendable {
 
     let feeds: [Feed]
     private let pushed = Mutex<[ExchangeID: Int]>([:])
+    /// How many times the feeder dropped every connection (`run(rate:dropEvery:)`).
+    let drops = Mutex(0)
     /// Per exchange with several connections: which connection subscribed each market (`connection(_:asset:)`).
     private let routes = Mutex<[ExchangeID: (ids: [Int], bySymbol: [String: Int])]>([:])
     private let markets: BenchMarkets
@@ -58,12 +60,23 @@ final class StreamFeeds: Sendable {
     /// exchanges are spread evenly over each interval, as independent exchanges' frames arrive: a frame
     /// every 2.5 ms at 8 × 50/s, each its own wakeup of the daemon (frames pushed together would share
     /// wakeups and flatter the figure).
-    func run(rate: Int) async {
+    ///
+    /// - Parameter dropEvery: every this often, every open connection of every exchange is dropped (closed
+    ///   without a close frame), so the daemon reconnects and subscribes again: its memory across reconnects.
+    func run(rate: Int, dropEvery: Duration? = nil) async {
         let clock = ContinuousClock()
         let step = Duration.seconds(1) / (rate * max(feeds.count, 1))
         var next = clock.now
+        var nextDrop = dropEvery.map { clock.now + $0 }
         var tick = 0
         while !Task.isCancelled {
+            if let drop = nextDrop, clock.now >= drop, let dropEvery {
+                for feed in feeds {
+                    for connection in feed.server.openConnections { feed.server.closeAbruptly(connection.id) }
+                }
+                drops.withLock { $0 += 1 }
+                nextDrop = drop + dropEvery
+            }
             for (position, feed) in feeds.enumerated() {
                 next += step
                 let asset = markets.assets[(tick + position * 7) % markets.assets.count]

@@ -79,6 +79,7 @@ do {
             benchmark.streams = feeds
             benchmark.streamRate = options.rate
             benchmark.exchanges = options.exchanges
+            benchmark.dropEvery = options.dropEvery.map { .seconds($0) }
             result = try await benchmark.run()
         } catch {
             await apis.shutdown()
@@ -88,7 +89,9 @@ do {
         await apis.shutdown()
         await feeds?.shutdown()
         let (text, rssVerdicts) = if let feeds {
-            Report.streams(result, seconds: options.seconds, rate: options.rate, pushed: feeds.pushedCounts, assets: markets.assets.count)
+            Report.streams(
+                result, seconds: options.seconds, rate: options.rate, pushed: feeds.pushedCounts, assets: markets.assets.count,
+                drops: feeds.drops.withLock { $0 })
         } else if options.idle {
             Report.idle(result, seconds: options.seconds)
         } else {
