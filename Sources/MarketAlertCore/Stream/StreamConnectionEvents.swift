@@ -17,6 +17,9 @@ package enum StreamConnectionEvent: Sendable, Equatable {
     case start
     /// The WebSocket handshake completed.
     case connected(StreamLinkID)
+    /// Before the handshake: the keepalive this connection's endpoint asks for (KuCoin's bullet hands out a
+    /// `pingInterval` and `pingTimeout` with each server), in place of the protocol's for this connection.
+    case keepalive(StreamLinkID, StreamKeepalive)
     /// The connection could not be opened (refused, DNS, TLS, HTTP status instead of an upgrade).
     case connectFailed(StreamLinkID, reason: String)
     /// Subscription acknowledgements, by the protocol's ack keys. `complete` means this message is the

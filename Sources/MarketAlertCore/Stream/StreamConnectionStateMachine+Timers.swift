@@ -8,9 +8,9 @@ extension StreamConnectionStateMachine {
             self.reconnectAt = nil
             primary = open(now: now, into: &actions)
         }
-        let keepalive = configuration.keepalive
         for slot in 0..<2 {
             guard let link = slot == 0 ? primary : successor else { continue }
+            let keepalive = link.keepalive ?? configuration.keepalive
             if let reason = expiry(of: link, now: now) {
                 fail(link.id, reason: reason, close: true, now: now, random: random, into: &actions)
                 continue
@@ -32,6 +32,7 @@ extension StreamConnectionStateMachine {
     /// Why `link` must be given up at `now`, if it must.
     func expiry(of link: StreamLink, now: Date) -> String? {
         let quiet = now.timeIntervalSince(link.lastInbound)
+        let window = (link.keepalive ?? configuration.keepalive).window
         switch link.phase {
         case .connecting:
             if now.timeIntervalSince(link.openedAt) >= configuration.connectTimeout.seconds {
@@ -42,9 +43,9 @@ extension StreamConnectionStateMachine {
                 let what = configuration.liveOnFirstData ? "no market data" : "\(link.pendingAcks.count) subscription(s) not acknowledged"
                 return "\(what) within \(StreamDurationText.describe(configuration.ackTimeout)) of connecting"
             }
-            if quiet >= configuration.keepalive.window.seconds { return transportQuiet }
+            if quiet >= window.seconds { return Self.transportQuiet(window) }
         case .live:
-            if quiet >= configuration.keepalive.window.seconds { return transportQuiet }
+            if quiet >= window.seconds { return Self.transportQuiet(window) }
             if let lastData = link.lastData, now.timeIntervalSince(lastData) >= configuration.staleAfter.seconds {
                 return "stale: no market data for \(StreamDurationText.describe(configuration.staleAfter))"
             }
@@ -52,8 +53,8 @@ extension StreamConnectionStateMachine {
         return nil
     }
 
-    var transportQuiet: String {
-        "transport silent: no frame, pong or heartbeat for \(StreamDurationText.describe(configuration.keepalive.window))"
+    static func transportQuiet(_ window: Duration) -> String {
+        "transport silent: no frame, pong or heartbeat for \(StreamDurationText.describe(window))"
     }
 
     mutating func flush(now: Date, into actions: inout [StreamConnectionAction]) {

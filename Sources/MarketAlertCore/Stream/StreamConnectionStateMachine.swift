@@ -69,6 +69,8 @@ package struct StreamConnectionStateMachine: Sendable {
                 link.queue.append(contentsOf: subscriptions)
             }
             if configuration.expectedAcks.isEmpty, !configuration.liveOnFirstData { goLive(id, now: now, random: random, into: &actions) }
+        case .keepalive(let id, let keepalive):
+            update(id) { $0.keepalive = keepalive }
         case .connectFailed(let id, let reason):
             fail(id, reason: "connect failed: \(reason)", close: false, now: now, random: random, into: &actions)
         case .acked(let id, let keys, let complete):

@@ -18,6 +18,8 @@ struct StreamLink: Sendable {
     /// Messages waiting for the outbound limit.
     var queue: [StreamOutbound] = []
     var pacer: OutboundPacer?
+    /// The keepalive this connection's endpoint asked for (`StreamConnectionEvent.keepalive`); nil: the protocol's.
+    var keepalive: StreamKeepalive?
 
     init(id: StreamLinkID, openedAt: Date, pendingAcks: Set<String>, pacer: OutboundPacer?) {
         self.id = id
@@ -36,6 +38,7 @@ struct StreamLink: Sendable {
     /// The earliest instant something about this link falls due.
     func deadline(_ configuration: StreamConnectionConfiguration) -> Date? {
         var earliest: Date?
+        let keepalive = self.keepalive ?? configuration.keepalive
         func consider(_ date: Date?) {
             guard let date else { return }
             if earliest.map({ date < $0 }) ?? true { earliest = date }
@@ -45,13 +48,13 @@ struct StreamLink: Sendable {
             consider(openedAt.addingTimeInterval(configuration.connectTimeout.seconds))
         case .subscribing:
             consider(connectedAt?.addingTimeInterval(configuration.ackTimeout.seconds))
-            consider(lastInbound.addingTimeInterval(configuration.keepalive.window.seconds))
+            consider(lastInbound.addingTimeInterval(keepalive.window.seconds))
         case .live:
-            consider(lastInbound.addingTimeInterval(configuration.keepalive.window.seconds))
+            consider(lastInbound.addingTimeInterval(keepalive.window.seconds))
             consider(lastData?.addingTimeInterval(configuration.staleAfter.seconds))
         }
-        if phase != .connecting, configuration.keepalive.ping != .none, let since = lastPing ?? connectedAt {
-            consider(since.addingTimeInterval(configuration.keepalive.interval.seconds))
+        if phase != .connecting, keepalive.ping != .none, let since = lastPing ?? connectedAt {
+            consider(since.addingTimeInterval(keepalive.interval.seconds))
         }
         if !queue.isEmpty, let pacer {
             consider(pacer.nextSlot(now: .distantPast))

@@ -11,8 +11,9 @@ import MarketAlertKit
 /// trade, numbered by `sequence`), at most 100 pairs per request:
 /// `{"id":…,"type":"subscribe","topic":…,"privateChannel":false,"response":true}` → `{"id":…,"type":"ack"}`,
 /// or `{"id":…,"type":"error","code":…,"data":…}` for the whole request. Keepalive: `{"id":…,"type":"ping"}`
-/// → `{"id":…,"type":"pong"}`, sent every 15 s, inside the 18 s `pingInterval` KuCoin hands out; the server
-/// gives up `pingTimeout` (10 s) after a missed one, so the window is 25 s. At most 100 client messages per
+/// → `{"id":…,"type":"pong"}`, at the `pingInterval` and `pingTimeout` each bullet's server gives (every 15 s
+/// of its 18 s, given up after 25 s of 18 + 10 s: `keepalive(pingInterval:pingTimeout:)`; these figures are
+/// also the protocol's own, for an answer that gives none). At most 100 client messages per
 /// 10 s. v3 books: `KuCoinBook.swift`.
 package struct KuCoinStream: ExchangeStreamProtocol {
     /// v3: the levels each book keeps (nil: tickers only).
@@ -64,8 +65,8 @@ package struct KuCoinStream: ExchangeStreamProtocol {
     }
 
     /// The WebSocket URL of a bullet answer: the first WebSocket instance server's endpoint with the token
-    /// in its query.
-    static func endpoint(_ body: Data) throws(StreamEndpointError) -> URL {
+    /// in its query, and the keepalive that server asks for (`keepalive(pingInterval:pingTimeout:)`).
+    static func endpoint(_ body: Data) throws(StreamEndpointError) -> StreamEndpoint {
         guard let bullet = try? JSONDecoder().decode(Bullet.self, from: body) else {
             throw StreamEndpointError("bullet: not the documented answer (\(HTTPAnswer.snippet(body).dropFirst(2)))")
         }
@@ -78,7 +79,19 @@ package struct KuCoinStream: ExchangeStreamProtocol {
         let separator = server.endpoint.contains("?") ? "&" : "?"
         let query = "token=\(ExchangeEndpoint.encode(data.token))"
         guard let url = URL(string: server.endpoint + separator + query) else { throw StreamEndpointError("bullet: unusable endpoint \(server.endpoint)") }
-        return url
+        return StreamEndpoint(url: url, keepalive: keepalive(pingInterval: server.pingInterval, pingTimeout: server.pingTimeout))
+    }
+
+    /// The keepalive a bullet's server asks for: a ping every five sixths of its `pingInterval` (15 s of
+    /// 18 s), and the connection given up when nothing came for `pingInterval + pingTimeout` less 3 s (25 s
+    /// of 28 s). Nil (the protocol's 15 s and 25 s) when the answer gives no interval or an implausible one
+    /// (under 1 s or over 10 min).
+    static func keepalive(pingInterval: Int?, pingTimeout: Int?) -> StreamKeepalive? {
+        guard let interval = pingInterval, (1_000...600_000).contains(interval) else { return nil }
+        let timeout = pingTimeout.map { min(max($0, 0), 600_000) } ?? 10_000
+        let every = Duration.milliseconds(interval * 5 / 6)
+        let window = Duration.milliseconds(max(interval + timeout - 3_000, interval))
+        return StreamKeepalive(ping: .message, interval: every, window: window)
     }
 
     struct Bullet: Decodable {

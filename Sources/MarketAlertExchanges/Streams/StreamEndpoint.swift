@@ -1,4 +1,5 @@
 import Foundation
+import MarketAlertCore
 
 /// A stream whose WebSocket endpoint the exchange hands out over its REST API before each connection
 /// (KuCoin's `POST /api/v1/bullet-public`: a server URL and a one-time token). The transport POSTs `path`
@@ -8,12 +9,25 @@ import Foundation
 package struct StreamEndpointRequest: Sendable {
     /// The path POSTed under the configured URL (`/api/v1/bullet-public`).
     package var path: String
-    /// The WebSocket URL an answer body gives (token and the like in its query), or why it gives none.
-    package var endpoint: @Sendable (_ body: Data) throws(StreamEndpointError) -> URL
+    /// Where an answer body says to connect (token and the like in the URL's query), or why it says nowhere.
+    package var endpoint: @Sendable (_ body: Data) throws(StreamEndpointError) -> StreamEndpoint
 
-    package init(path: String, endpoint: @escaping @Sendable (Data) throws(StreamEndpointError) -> URL) {
+    package init(path: String, endpoint: @escaping @Sendable (Data) throws(StreamEndpointError) -> StreamEndpoint) {
         self.path = path
         self.endpoint = endpoint
+    }
+}
+
+/// Where one connection goes, as the exchange handed it out.
+package struct StreamEndpoint: Sendable, Equatable {
+    /// The WebSocket URL.
+    package var url: URL
+    /// The keepalive this server asks for (KuCoin's `pingInterval` and `pingTimeout`); nil: the protocol's.
+    package var keepalive: StreamKeepalive?
+
+    package init(url: URL, keepalive: StreamKeepalive? = nil) {
+        self.url = url
+        self.keepalive = keepalive
     }
 }
 

@@ -201,6 +201,8 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             links[id]?.messages = subscription.messages
             links[id]?.record(subscription.parts)
             return .connected(id)
+        case .keepalive(let keepalive):
+            return .keepalive(id, keepalive)
         case .connectFailed(let reason):
             links.removeValue(forKey: id)
             return .connectFailed(id, reason: reason)

@@ -20,8 +20,8 @@ struct StreamEndpointResolver: Sendable {
         self.timeout = timeout
     }
 
-    /// The WebSocket URL to connect to now.
-    func resolve(_ base: URL) async throws(StreamEndpointError) -> URL {
+    /// Where to connect now.
+    func resolve(_ base: URL) async throws(StreamEndpointError) -> StreamEndpoint {
         var text = base.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
         var post = HTTPClientRequest(url: text + request.path)

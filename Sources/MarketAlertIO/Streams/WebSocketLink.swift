@@ -6,6 +6,8 @@ import NIOWebSocket
 /// What a connection reports to its stream's driver (messages go to the intake instead).
 enum WebSocketLinkEvent: Sendable {
     case connected
+    /// Before connecting: the keepalive the endpoint asked for (`StreamEndpoint.keepalive`).
+    case keepalive(StreamKeepalive)
     case connectFailed(String)
     case ping(ByteBuffer)
     case pong
@@ -42,9 +44,10 @@ struct WebSocketLink: Sendable {
     ) async {
         let connection: WebSocketConnector.Connection
         do {
-            let target = try await endpoint?.resolve(url) ?? url
+            let target = try await endpoint?.resolve(url) ?? StreamEndpoint(url: url)
+            if let keepalive = target.keepalive { report(.keepalive(keepalive)) }
             connection = try await connector.connect(
-                to: target, timeout: connectTimeout, holder: holder, report: report, message: message, readComplete: readComplete,
+                to: target.url, timeout: connectTimeout, holder: holder, report: report, message: message, readComplete: readComplete,
                 now: now)
         } catch {
             holder.close()

@@ -53,6 +53,9 @@ struct KuCoinBulletSource: StreamSource {
     let clock: ManualClock
     let counters: StreamCounters
     let staleAfter: Duration
+    /// What the bullet's server asks for (KuCoin hands out 18 s and 10 s).
+    var pingInterval = 18_000
+    var pingTimeout = 10_000
 
     var exchange: ExchangeID { .kucoin }
 
@@ -64,6 +67,7 @@ struct KuCoinBulletSource: StreamSource {
         let token = endpoint.queryItems?.first { $0.name == "token" }?.value ?? ""
         endpoint.query = nil
         let bullet = KuCoinWire.bullet(endpoint: endpoint.url?.absoluteString ?? "", token: token)
+            .replacingOccurrences(of: #""pingInterval":18000,"pingTimeout":10000"#, with: #""pingInterval":\#(pingInterval),"pingTimeout":\#(pingTimeout)"#)
         rest.route(KuCoinStream.bulletPath) { request in
             request.method == "POST" ? .json(bullet) : .json(#"{"code":"400001","msg":"method not allowed"}"#, status: 405)
         }
