@@ -114,11 +114,12 @@ package struct StreamContext: Sendable {
 extension ExchangeCatalog.Entry {
     /// A catalog entry from constant URL literals.
     package static func constant(
-        _ id: ExchangeID, rest: StaticString, stream: StaticString?, minimumPollInterval: Duration, takerFeePct: Double = 0.1
+        _ id: ExchangeID, rest: StaticString, stream: StaticString?, minimumPollInterval: Duration, takerFeePct: Double = 0.1,
+        restRequestsPerSecond: Int? = nil
     ) -> Self {
         Self(
             id: id, defaultBaseURL: URL(constant: rest), defaultStreamURL: stream.map { URL(constant: $0) },
-            minimumPollInterval: minimumPollInterval, takerFeePct: takerFeePct)
+            minimumPollInterval: minimumPollInterval, takerFeePct: takerFeePct, restRequestsPerSecond: restRequestsPerSecond)
     }
 }
 

@@ -38,6 +38,7 @@ extension ExchangeSettings {
             exchange.streamURL = exchange.baseURL
         }
         exchange.takerFeePct = known.takerFeePct
+        exchange.restRequestsPerSecond = known.restRequestsPerSecond
         if let value = sub.number("taker_fee_pct") {
             if value >= 0, value < 10 { exchange.takerFeePct = value } else { sub.error("taker_fee_pct", "must be from 0 to below 10 (percent), got \(value)") }
         }

@@ -48,6 +48,9 @@ package struct ExchangeSettings: Sendable, Equatable {
     package var staleAfter: Duration = .seconds(30)
     /// v3 `taker_fee_pct`: the fee a market order pays, in percent (default: the catalog's published fee).
     package var takerFeePct = 0.1
+    /// From the catalog: the pace of an exchange asked once per market (`ExchangeCatalog.Entry`); nil: one
+    /// bulk request a poll.
+    package var restRequestsPerSecond: Int?
     /// v3 `depth_levels`: order-book levels kept per market for `basis: depth` rules.
     package var depthLevels = ExchangeSettings.defaultDepthLevels
     /// Derived by the config reader: some `basis: depth` rule watches this exchange, so its stream keeps books.

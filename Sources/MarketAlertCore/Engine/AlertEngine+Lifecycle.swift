@@ -3,11 +3,14 @@ import Foundation
 extension AlertEngine {
     /// Awaits what a configuration needs before its rules may evaluate: every enabled exchange a rule watches
     /// (or only those in `only`), and FX when some rule's prices need a rate. Each is given up on after its
-    /// own timeout plus a grace second (FX: every provider's timeout in turn).
+    /// own timeout plus a grace second (FX: every provider's timeout in turn); an exchange asked once per
+    /// market at a pace (Coinbase) also gets the time its pace takes for the watched markets.
     mutating func awaitSources(_ settings: Settings, now: Date, only: Set<String>?) {
-        for id in settings.watchedPairsByExchange.keys where only?.contains(id.rawValue) ?? true {
-            let timeout = settings.exchanges[id]?.timeout ?? .seconds(5)
-            gate.await(id.rawValue, until: now.addingTimeInterval(timeout.seconds + 1))
+        for (id, pairs) in settings.watchedPairsByExchange where only?.contains(id.rawValue) ?? true {
+            let exchange = settings.exchanges[id]
+            let timeout = exchange?.timeout ?? .seconds(5)
+            let paced = exchange?.restRequestsPerSecond.map { Double(pairs.count) / Double(max(1, $0)) } ?? 0
+            gate.await(id.rawValue, until: now.addingTimeInterval(timeout.seconds + paced + 1))
         }
         if needsFX(settings), only?.contains(SettleGate.fx) ?? true {
             let wait = settings.fx.timeout.seconds * Double(max(1, settings.fx.providers.count)) + 1

@@ -15,16 +15,20 @@ package struct ExchangeCatalog: Sendable {
         /// The exchange's published base-tier spot taker fee, in percent (`taker_fee_pct`'s default; the README
         /// lists each with the date it was checked).
         package var takerFeePct: Double
+        /// For an exchange asked once per market (Coinbase): how many REST requests a second its poll sends,
+        /// within the exchange's public limit; nil: one bulk request serves a poll.
+        package var restRequestsPerSecond: Int?
 
         package init(
             id: ExchangeID, defaultBaseURL: URL, defaultStreamURL: URL? = nil, minimumPollInterval: Duration = .seconds(1),
-            takerFeePct: Double = 0.1
+            takerFeePct: Double = 0.1, restRequestsPerSecond: Int? = nil
         ) {
             self.id = id
             self.defaultBaseURL = defaultBaseURL
             self.defaultStreamURL = defaultStreamURL
             self.minimumPollInterval = minimumPollInterval
             self.takerFeePct = takerFeePct
+            self.restRequestsPerSecond = restRequestsPerSecond
         }
     }
 

@@ -16,7 +16,8 @@ package struct CoinbaseTickerSource: QuoteSource {
     package var exchange: ExchangeID { .coinbase }
     package let client: ExchangeClient
     package var maxConcurrentRequests = 4
-    package var requestsPerSecond = 7
+    /// 7 of Coinbase's 10 public requests a second per IP (the book polls take up to 2.5).
+    package static let requestsPerSecond = 7
 
     package static let paceLabel = ClockLabel("pace coinbase")
 
@@ -33,7 +34,7 @@ package struct CoinbaseTickerSource: QuoteSource {
         collector.listCount = pairs.count
         let products = pairs.map(Self.productID).sorted()
         let clock = client.fetcher.clock
-        var pacer = OutboundPacer(limit: requestsPerSecond, per: .seconds(1))
+        var pacer = OutboundPacer(limit: client.settings.restRequestsPerSecond ?? Self.requestsPerSecond, per: .seconds(1))
         let outcomes = await withTaskGroup(of: (String, Result<Fetched?, SourceError>).self) { group in
             var outcomes: [(String, Result<Fetched?, SourceError>)] = []
             var next = 0

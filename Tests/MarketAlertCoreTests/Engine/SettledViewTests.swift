@@ -31,6 +31,27 @@ import Testing
         #expect(Kit.statuses(actions).first?.hasPrefix("ready: 3 exchanges ok") == true)
     }
 
+    /// Coinbase is asked once per product at 7 requests a second: its first answer for 21 products takes 3 s
+    /// more than one request, and it is waited for that long before being declared down.
+    @Test func aPacedExchangeIsWaitedForAsLongAsItsPaceTakes() {
+        let assets = (1...21).map { "A\($0)" }
+        let rule = Kit.rule("global", exchanges: [.binance, .coinbase], quotes: ["USD"], assets: assets)
+        var settings = Kit.settings(rules: [rule])
+        settings.exchanges[.coinbase]?.restRequestsPerSecond = 7
+        settings.exchanges[.coinbase]?.timeout = .seconds(5)
+        settings.exchanges[.binance]?.timeout = .seconds(5)
+        var engine = Kit.engine(settings)
+        _ = engine.start(now: t0)
+        #expect(engine.awaitedSources == ["binance", "coinbase"])
+        // One request's timeout and a grace second: Binance is given up on at 6 s, Coinbase at 6 + 21/7 s.
+        _ = engine.advance(now: t0.addingTimeInterval(6))
+        #expect(engine.awaitedSources == ["coinbase"])
+        _ = engine.advance(now: t0.addingTimeInterval(8.9))
+        #expect(engine.awaitedSources == ["coinbase"])
+        _ = engine.advance(now: t0.addingTimeInterval(9))
+        #expect(engine.awaitedSources.isEmpty)
+    }
+
     @Test func aRestartWithTheDearestExchangeAnsweringLastSendsNothing() {
         let rule = Kit.rule("global", exchanges: [.binance, .bybit, .okx])
         let settings = Kit.settings(rules: [rule])
