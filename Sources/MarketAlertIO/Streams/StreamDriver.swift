@@ -44,10 +44,12 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
     private let indexOf: [String: Int]
     /// What the timer's sleeps are named on the clock.
     private let timerLabel: ClockLabel
+    /// Which of the exchange's connections this is (`2/12`), when its markets are spread over several.
+    private let connection: String?
 
     init(
         source: WebSocketStreamSource<P>, intake: StreamIntake, markets: [String], subscription: StreamSubscription,
-        machine: StreamConnectionStateMachine
+        machine: StreamConnectionStateMachine, connection: String? = nil
     ) {
         self.source = source
         self.intake = intake
@@ -59,6 +61,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         for (index, market) in markets.enumerated() { indexOf[market] = index }
         self.indexOf = indexOf
         self.timerLabel = .stream(source.exchange.rawValue)
+        self.connection = connection
     }
 
     mutating func run(emit: @escaping @Sendable (StreamUpdate) -> Void) async {
@@ -176,7 +179,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             handle.commands.finish()
         case .live:
             source.counters.update { $0.lives += 1 }
-            source.logger?.info("stream live", metadata: ["source": "\(exchange)", "markets": "\(markets.count - retry.held.count)"])
+            source.logger?.info("stream live", metadata: withConnection(["source": "\(exchange)", "markets": "\(markets.count - retry.held.count)"]))
             freshness.live(now: source.clock.now())
             emit(.live)
         case .down(let reason):
@@ -184,7 +187,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
                 $0.downs += 1
                 $0.lastDownReason = reason
             }
-            source.logger?.warning("stream down", metadata: ["source": "\(exchange)", "reason": "\(reason)"])
+            source.logger?.warning("stream down", metadata: withConnection(["source": "\(exchange)", "reason": "\(reason)"]))
             freshness.down()
             emit(.down(reason: reason))
         }
@@ -248,7 +251,7 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
                 $0.downs += 1
                 $0.lastDownReason = down
             }
-            source.logger?.warning("stream down", metadata: ["source": "\(exchange)", "reason": "\(down)"])
+            source.logger?.warning("stream down", metadata: withConnection(["source": "\(exchange)", "reason": "\(down)"]))
             freshness.down()
             emit(.down(reason: down))
             return .pause
@@ -426,6 +429,17 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             // The transport is alive; the market data is not (yet) shown fresh.
             return .heartbeat(id)
         }
+    }
+}
+
+extension StreamDriver {
+    /// `metadata` with the connection named (`connection: 2/12`) when the exchange's markets are spread
+    /// over several: "stream down" alone would not say which of them went down.
+    func withConnection(_ metadata: Logger.Metadata) -> Logger.Metadata {
+        guard let connection else { return metadata }
+        var named = metadata
+        named["connection"] = "\(connection)"
+        return named
     }
 }
 

@@ -40,7 +40,7 @@ extension WebSocketStreamSource {
         await withTaskGroup(of: Void.self) { group in
             for (index, pairs) in shards.enumerated() {
                 group.addTask {
-                    await runConnection(pairs: pairs, quotes: emit) { merge.receive($0, from: index) }
+                    await runConnection(pairs: pairs, quotes: emit, status: { merge.receive($0, from: index) }, connection: "\(index + 1)/\(shards.count)")
                 }
             }
         }

@@ -82,14 +82,15 @@ package struct WebSocketStreamSource<P: ExchangeStreamProtocol>: StreamSource {
     /// One connection for `pairs`: its own market table, subscription, intake, driver and state machine.
     /// Quotes go to `quotes` straight from the intake; the connection's state to `status`.
     func runConnection(
-        pairs: Set<MarketPair>, quotes: @escaping @Sendable (StreamUpdate) -> Void, status: @escaping @Sendable (StreamUpdate) -> Void
+        pairs: Set<MarketPair>, quotes: @escaping @Sendable (StreamUpdate) -> Void, status: @escaping @Sendable (StreamUpdate) -> Void,
+        connection: String? = nil
     ) async {
         let table = StreamMarketTable(pairs: pairs, marketID: protocolDescription.marketID, depthLevels: depthLevels)
         let subscription = protocolDescription.subscription(for: table.markets)
         let intake = StreamIntake(decoder: protocolDescription, table: table, clock: clock, counters: counters, emit: quotes)
         var driver = StreamDriver(
             source: self, intake: intake, markets: table.markets, subscription: subscription,
-            machine: StreamConnectionStateMachine(configuration: configuration(for: subscription)))
+            machine: StreamConnectionStateMachine(configuration: configuration(for: subscription)), connection: connection)
         await driver.run(emit: status)
     }
 }

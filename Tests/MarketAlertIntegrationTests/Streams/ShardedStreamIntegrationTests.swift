@@ -87,6 +87,12 @@ struct ShardedStreamIntegrationTests {
         #expect(subscribed.map(\.count) == [15, 15])
         #expect(subscribed.reduce(Set<String>()) { $0.union($1) }.count == 30)
         #expect(!daemon.stderrLines.contains { $0.contains("refused") })
+        // Each connection's "stream live" says which of the two it is.
+        for connection in ["1/2", "2/2"] {
+            _ = try await daemon.waitForLine("connection \(connection) live", stderr: true) {
+                $0.contains("stream live") && $0.contains("connection=\(connection)")
+            }
+        }
 
         // A spike on a market of the second connection, on the channel number its answer gave.
         let market = try #require(subscribed.last?.sorted().first)
