@@ -18,6 +18,10 @@ struct BenchOptions {
     var ha = false
     /// Only the v3 depth benchmarks: one depth message per adapter, the checksum adapters, the executable premium.
     var depthOnly = false
+    /// `--depth-streams`: the daemon with a `basis: depth` rule over the round-2 eight, every market fed depth
+    /// messages (`DepthFeeds`) at `--rate` a second (default 10), `--pattern spread|grouped`.
+    var depthStreams = false
+    var depthPattern = DepthFeeds.Pattern.spread
     var rate = 50
     var rateGiven = false
     /// The Python interpreter for the peer run (with websockets and orjson), and the peer's script.
@@ -42,11 +46,19 @@ struct BenchOptions {
                marketalertd-bench --peer PYTHON [--peer-script PATH] [--seconds N] [--rate N] [--binary PATH]
                marketalertd-bench --ha [--iterations N]
                marketalertd-bench --depth [--eval-iterations N]
+               marketalertd-bench --depth-streams [--pattern spread|grouped] [--seconds N] [--rate N] [--binary PATH]
 
           --iterations N       timed decode runs per payload after warm-up (default 200)
           --eval-iterations N  timed full evaluations after warm-up (default 2000)
           --depth              only the v3 depth benchmarks (depth messages per adapter, checksum adapters,
                                executable premium)
+          --depth-streams      the daemon with one basis: depth rule over binance, bybit, bitget, okx, kraken,
+                               coinbase, upbit, bithumb × 50 assets, every market fed depth messages in its
+                               exchange's wire shape (checksums, update ids kept) at --rate a second (default 10;
+                               Coinbase: ticker frames, its books REST-polled): CPU ≤ 5%, RSS ≤ 50 MB and flat,
+                               frame → notification p99 ≤ 2 ms
+          --pattern P          under --depth-streams: spread (each exchange's markets evenly over each 100 ms,
+                               default) or grouped (each exchange's markets together on its 100 ms tick)
           --rss                run the release daemon against local mock exchanges and sample its memory
           --idle               the same with hourly polls: the daemon's CPU when nothing happens
           --streams            the same with every exchange streaming from a local WebSocket server
@@ -94,6 +106,11 @@ struct BenchOptions {
             case "--streams": options.rss = true; options.streams = true
             case "--ha": options.ha = true
             case "--depth": options.depthOnly = true
+            case "--depth-streams": options.depthStreams = true
+            case "--pattern":
+                let text = try value(flag)
+                guard let pattern = DepthFeeds.Pattern(rawValue: text) else { throw UsageError(description: "--pattern: spread or grouped, got \(text)") }
+                options.depthPattern = pattern
             case "--rate": options.rate = try positive(flag); options.rateGiven = true
             case "--peer": options.peerPython = try value(flag)
             case "--peer-script": options.peerScript = try value(flag)

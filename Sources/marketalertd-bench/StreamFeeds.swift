@@ -97,7 +97,8 @@ final class StreamFeeds: Sendable {
 
     /// The connection that subscribed `asset`'s market, when the daemon opened several to the exchange (its
     /// markets spread over connections under a per-connection limit); nil: the newest connection, the only one.
-    private func connection(_ feed: Feed, asset: String) -> Int? {
+    /// (The depth feeder routes its messages with it too.)
+    func connection(_ feed: Feed, asset: String) -> Int? {
         let open = feed.server.openConnections
         guard open.count > 1 else { return nil }
         let symbol = feed.marketID(MarketPair(base: asset, quote: feed.quote))

@@ -99,6 +99,8 @@ do {
         }
         print(text)
         verdicts += rssVerdicts
+    } else if options.depthStreams {
+        verdicts += try await runDepthStreams(options, markets: markets, list: list, dunamu: dunamu)
     } else if options.depthOnly {
         try runDepthBenchmarks(evalIterations: options.evalIterations, verdicts: &verdicts)
     } else {
