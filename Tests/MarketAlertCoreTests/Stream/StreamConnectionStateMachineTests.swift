@@ -129,6 +129,26 @@ import Testing
         #expect(h.downs.isEmpty)
     }
 
+    /// An endpoint that asks for its own keepalive (KuCoin's bullet) sets this connection's pings and window.
+    @Test func aConnectionsOwnKeepaliveReplacesTheProtocolsForIt() {
+        var h = H(H.configuration(keepalive: .clientPings(.message, every: .seconds(20), window: .seconds(30)), staleAfter: .seconds(300)))
+        h.send(.start)
+        let id = h.lastConnect
+        h.send(.keepalive(id, StreamKeepalive(ping: .message, interval: .seconds(5), window: .seconds(7))))
+        h.send(.connected(id))
+        h.send(.acked(id, keys: ["id:1"], complete: false))
+        for _ in 0..<3 {
+            h.run(for: .seconds(5))
+            h.send(.heartbeat(id))  // the pong
+        }
+        let pings = h.times { if case .send(_, .ping) = $0 { return true } else { return false } }
+        #expect(pings == [5, 10, 15])
+        #expect(h.downs.isEmpty)
+        // No answer for 7 s: the connection's own window, not the protocol's 30 s.
+        h.run(for: .seconds(7))
+        #expect(h.closes(id) == ["transport silent: no frame, pong or heartbeat for 7s"])
+    }
+
     @Test func aPingWithoutAnyAnswerKillsTheTransport() {
         var h = H(H.configuration(keepalive: .clientPings(.protocolFrame, every: .seconds(20), window: .seconds(30)), staleAfter: .seconds(300)))
         h.send(.start)
