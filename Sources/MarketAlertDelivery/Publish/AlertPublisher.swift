@@ -157,7 +157,8 @@ package actor AlertPublisher {
     /// `deliver` has written or durably queued the event when it returns.
     private func hand(_ event: AlertEvent, to sink: any AlertSink, routing: RoutingDecision?) async throws -> SinkReceipt {
         if let routed = sink as? any RoutedAlertSink, let routing {
-            try await routed.deliver(event, toTargets: routing.sinks)
+            let queued = try await routed.deliver(event, toTargets: routing.sinks)
+            if routing.sinks != nil { hooks?.sentByRoute(event, to: queued) }
             return .written
         }
         if let queued = sink as? any QueuedAlertSink {

@@ -12,10 +12,13 @@ package protocol PublicationHooks: Sendable {
     func heldBack(_ events: [SilencedEvent])
     /// The engine handled these silences' ends; called after the publication's commit and fan-out.
     func silencesEnded(_ ids: [String], at: Date) async
-    /// v3: a routing decision (the targets a route sent to, or why it sent nothing).
+    /// v3: a routing decision (why a route sent nothing: inhibited, muted).
     func routed(_ event: AlertEvent, decision: RoutingDecision)
+    /// v3: the targets a route's notification was queued for (those whose own `kinds` took it).
+    func sentByRoute(_ event: AlertEvent, to targets: [String])
 }
 
 extension PublicationHooks {
     package func routed(_ event: AlertEvent, decision: RoutingDecision) {}
+    package func sentByRoute(_ event: AlertEvent, to targets: [String]) {}
 }

@@ -85,7 +85,8 @@ package actor WebhookOutbox: RoutedAlertSink, Service {
 
     /// v3 routes: queues `event` for the named targets only (nil: every target), each still filtered by its
     /// `kinds`; a name that is not a target (removed by a reload) is skipped.
-    package func deliver(_ event: AlertEvent, toTargets names: [String]?) async throws {
+    @discardableResult
+    package func deliver(_ event: AlertEvent, toTargets names: [String]?) async throws -> [String] {
         let now = clock.now()
         var entries: [WebhookOutboxEntry] = []
         let chosen = names.map(Set.init)
@@ -101,7 +102,7 @@ package actor WebhookOutbox: RoutedAlertSink, Service {
                     "cannot render event for webhook: \(error)", metadata: ["webhook": "\(name)", "event_id": "\(event.id)"])
             }
         }
-        guard !entries.isEmpty else { return }
+        guard !entries.isEmpty else { return [] }
         do {
             try await store.enqueueWebhookNotifications(entries, at: now)
         } catch {
@@ -109,6 +110,7 @@ package actor WebhookOutbox: RoutedAlertSink, Service {
             throw SinkFailure(sink: name, message: "cannot queue the event for webhooks \(names): \(error)")
         }
         for entry in entries { controls[entry.webhook]?.wake() }
+        return entries.map(\.webhook)
     }
 
     // MARK: Lifecycle

@@ -63,11 +63,17 @@ package struct DaemonPublicationHooks: PublicationHooks {
     package func routed(_ event: AlertEvent, decision: RoutingDecision) {
         guard let metrics else { return }
         let kind = event.kind.rawValue
-        for sink in decision.sinks ?? [] { metrics.count(MetricNames.notificationsRouted, [("sink", sink), ("kind", kind)]) }
         if decision.inhibitedBy != nil { metrics.count(MetricNames.notificationsMuted, [("kind", kind), ("reason", "inhibited")]) }
         if decision.mutedByTime > 0 {
             metrics.count(MetricNames.notificationsMuted, [("kind", kind), ("reason", "time_interval")])
         }
+    }
+
+    /// Counted where the outbox queued it: a target a route names but whose own `kinds` exclude the
+    /// notification got nothing and is not counted.
+    package func sentByRoute(_ event: AlertEvent, to targets: [String]) {
+        guard let metrics else { return }
+        for target in targets { metrics.count(MetricNames.notificationsRouted, [("sink", target), ("kind", event.kind.rawValue)]) }
     }
 
     package func silencesEnded(_ ids: [String], at: Date) async {

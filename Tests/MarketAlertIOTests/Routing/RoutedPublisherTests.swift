@@ -14,9 +14,11 @@ import Testing
     final class RecordingOutbox: RoutedAlertSink {
         let name = "webhooks"
         let received = Mutex<[(key: String, targets: [String]?)]>([])
-        func deliver(_ event: AlertEvent) async throws { try await deliver(event, toTargets: nil) }
-        func deliver(_ event: AlertEvent, toTargets names: [String]?) async throws {
+        func deliver(_ event: AlertEvent) async throws { _ = try await deliver(event, toTargets: nil) }
+        @discardableResult
+        func deliver(_ event: AlertEvent, toTargets names: [String]?) async throws -> [String] {
             received.withLock { $0.append((event.key, names)) }
+            return names ?? []
         }
         var log: [(key: String, targets: [String]?)] { received.withLock { $0 } }
     }

@@ -83,6 +83,8 @@ struct RoutingIntegrationTests {
         #expect(pager.acceptedIDs == [event.id])  // route 3: active in Taipei now
         #expect(metrics.value("marketalertd_notifications_routed_total", ["sink": "chat", "kind": "premium"]) == 1)
         #expect(metrics.value("marketalertd_notifications_routed_total", ["sink": "pager", "kind": "premium"]) == 1)
+        // Route 1 names ops, whose own kinds exclude premiums: nothing was sent to it, nothing counted.
+        #expect(metrics.value("marketalertd_notifications_routed_total", ["sink": "ops", "kind": "premium"]) == nil)
         #expect(metrics.value("marketalertd_notifications_muted_total", ["kind": "premium", "reason": "time_interval"]) == 1)
         #expect(event.inhibitedBy == nil)
         // The routes in /api/v1/status and on the status page, each with whether its windows mute it now.
