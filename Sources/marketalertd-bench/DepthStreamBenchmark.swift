@@ -22,6 +22,9 @@ struct DepthStreamBenchmark {
         var resyncs: [String: Double]
         var booksWithLevels: [String: Int]
         var metricsRead: Bool
+        /// Book requests the mock REST server answered: Binance `/api/v3/depth` snapshots, Coinbase books.
+        var binanceSnapshots = 0
+        var coinbaseBooks = 0
     }
 
     let binary: String
@@ -144,7 +147,9 @@ struct DepthStreamBenchmark {
             daemon: daemon, latencies: latencies, flips: feeds.flips.withLock { $0.count }, unanswered: unanswered,
             strayAlerts: events.filter { $0.1.kind == .premium && $0.1.key != key }.map { "\($0.1.key) \($0.1.status)" },
             resyncs: PrometheusLines.values(metrics ?? "", "marketalertd_book_resyncs_total", by: ["exchange", "reason"]),
-            booksWithLevels: PrometheusLines.booksWithLevels(metrics ?? ""), metricsRead: metrics != nil)
+            booksWithLevels: PrometheusLines.booksWithLevels(metrics ?? ""), metricsRead: metrics != nil,
+            binanceSnapshots: apis.server.requests(to: "/api/v3/depth").count,
+            coinbaseBooks: apis.server.requests.filter { $0.path.hasPrefix("/products/") && $0.path.hasSuffix("/book") }.count)
     }
 
     /// Each flip against the first alert of its status read after it and before the next flip.

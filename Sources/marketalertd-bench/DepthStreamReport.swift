@@ -17,7 +17,7 @@ enum DepthStreamReport {
         let assets = feeds.bench.assets.count
         var lines: [String] = []
         lines.append("messages pushed: \(pushed.values.reduce(0, +)) (" + feeds.streams.feeds.map { "\($0.exchange.rawValue) \(pushed[$0.exchange] ?? 0)" }.joined(separator: ", ")
-            + "); Coinbase's are ticker frames, its books REST-polled: \(d.traffic["coinbase"]?.requests ?? 0) Coinbase requests")
+            + "); Coinbase's are ticker frames, its books REST-polled: \(r.coinbaseBooks) book requests; Binance snapshots fetched: \(r.binanceSnapshots)")
         lines.append(String(format: "CPU over the last %.0f s: %.2f s (%.2f%% of a core)", d.steadyCPU.over, d.steadyCPU.seconds, d.cpuPercent) + Report.host(d))
         let start = d.samples.first?.rss ?? 0
         let end = d.samples.last?.rss ?? 0
