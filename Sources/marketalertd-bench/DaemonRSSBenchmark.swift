@@ -111,55 +111,13 @@ struct DaemonRSSBenchmark {
         }
         defer { feeder?.cancel() }
 
-        var samples: [ProcStatus] = []
-        var cpuAtHalf: (cpu: Double, at: ContinuousClock.Instant)?
-        var cpuAtEnd: (cpu: Double, at: ContinuousClock.Instant)?
-        var hostAtHalf: HostCPU?
-        var hostAtEnd: HostCPU?
-        var stayedAlive = process.isRunning
-        let clock = ContinuousClock()
-        var next = clock.now
-        for second in 1...seconds where stayedAlive {
-            next += .seconds(1)
-            try await clock.sleep(until: next)
-            guard process.isRunning, let status = ProcStatus.read(pid: pid) else {
-                stayedAlive = false
-                break
-            }
-            samples.append(status)
-            if let cpu = ProcCPU.seconds(pid: pid) {
-                if second == max(1, seconds / 2) {
-                    cpuAtHalf = (cpu, clock.now)
-                    hostAtHalf = HostCPU.read()
-                }
-                cpuAtEnd = (cpu, clock.now)
-                hostAtEnd = HostCPU.read()
-            }
-            if second % (seconds > 120 ? 60 : 10) == 0 || second == seconds {
-                print("  t=\(second)s  VmRSS \(ByteText.mb(status.rss))  VmHWM \(ByteText.mb(status.hwm))  threads \(status.threads)")
-            }
-        }
+        let sampled = try await DaemonSampling.sample(process, seconds: seconds)
+        let samples = sampled.samples
         let traffic = apis.traffic()
         feeder?.cancel()
         await feeder?.value
         let streamSides = httpPort.flatMap { MetricsProbe.streamSides(port: $0, since: feederStarted.addingTimeInterval(1)) }
-        var exitedCleanly = false
-        var exitStatus = "not running when the run ended"
-        if process.isRunning {
-            kill(pid, SIGTERM)
-            let stopDeadline = ContinuousClock.now + .seconds(15)
-            while process.isRunning, ContinuousClock.now < stopDeadline { try await Task.sleep(for: .milliseconds(20)) }
-            if process.isRunning {
-                kill(pid, SIGKILL)
-                exitStatus = "still running 15 s after SIGTERM (killed)"
-            } else {
-                let reason = process.terminationReason == .exit ? "exit" : "signal"
-                exitStatus = "\(reason) \(process.terminationStatus) after SIGTERM"
-                exitedCleanly = process.terminationReason == .exit && process.terminationStatus == 0
-            }
-        } else {
-            exitStatus = "died during the run: \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)"
-        }
+        let (exitStatus, exitedCleanly) = try await DaemonSampling.stop(process)
 
         let decoder = AlertEvent.makeDecoder()
         let events = (try String(contentsOfFile: stdoutPath, encoding: .utf8)).split(separator: "\n").compactMap {
@@ -169,16 +127,8 @@ struct DaemonRSSBenchmark {
         return Result(
             samples: samples, traffic: traffic, premiumEvents: events.filter { $0.kind == .premium }.map { "\($0.key) \($0.status) \($0.severity.rawValue)" },
             sourceEvents: events.filter { $0.kind == .source }.map { "\($0.key) \($0.status): \($0.summary)" },
-            stayedAlive: stayedAlive, exitStatus: exitStatus, exitedCleanly: exitedCleanly, stderrTail: Array(stderr.suffix(15)),
-            steadyCPU: Self.cpu(from: cpuAtHalf, to: cpuAtEnd), host: HostCPU.window(from: hostAtHalf, to: hostAtEnd),
+            stayedAlive: sampled.stayedAlive, exitStatus: exitStatus, exitedCleanly: exitedCleanly, stderrTail: Array(stderr.suffix(15)),
+            steadyCPU: sampled.steadyCPU, host: sampled.host,
             streamSides: streamSides)
-    }
-
-    private static func cpu(
-        from start: (cpu: Double, at: ContinuousClock.Instant)?, to end: (cpu: Double, at: ContinuousClock.Instant)?
-    ) -> (seconds: Double, over: Double) {
-        guard let start, let end else { return (0, 0) }
-        let elapsed = end.at - start.at
-        return (end.cpu - start.cpu, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 }

@@ -83,53 +83,11 @@ struct DepthStreamBenchmark {
         feeds.sendSnapshots()
         feeds.start()
 
-        var samples: [ProcStatus] = []
-        var cpuAtHalf: (cpu: Double, at: ContinuousClock.Instant)?
-        var cpuAtEnd: (cpu: Double, at: ContinuousClock.Instant)?
-        var hostAtHalf: HostCPU?
-        var hostAtEnd: HostCPU?
-        var stayedAlive = process.isRunning
-        let clock = ContinuousClock()
-        var next = clock.now
-        for second in 1...seconds where stayedAlive {
-            next += .seconds(1)
-            try await clock.sleep(until: next)
-            guard process.isRunning, let status = ProcStatus.read(pid: pid) else {
-                stayedAlive = false
-                break
-            }
-            samples.append(status)
-            if let cpu = ProcCPU.seconds(pid: pid) {
-                if second == max(1, seconds / 2) {
-                    cpuAtHalf = (cpu, clock.now)
-                    hostAtHalf = HostCPU.read()
-                }
-                cpuAtEnd = (cpu, clock.now)
-                hostAtEnd = HostCPU.read()
-            }
-            if second % (seconds > 120 ? 60 : 10) == 0 || second == seconds {
-                print("  t=\(second)s  VmRSS \(ByteText.mb(status.rss))  VmHWM \(ByteText.mb(status.hwm))  threads \(status.threads)")
-            }
-        }
+        let sampled = try await DaemonSampling.sample(process, seconds: seconds)
+        let samples = sampled.samples
         feeds.stop()
         let metrics = MetricsProbe.get(port: port, path: "/metrics")
-        var exitedCleanly = false
-        var exitStatus = "not running when the run ended"
-        if process.isRunning {
-            kill(pid, SIGTERM)
-            let stopDeadline = ContinuousClock.now + .seconds(15)
-            while process.isRunning, ContinuousClock.now < stopDeadline { try await Task.sleep(for: .milliseconds(20)) }
-            if process.isRunning {
-                kill(pid, SIGKILL)
-                exitStatus = "still running 15 s after SIGTERM (killed)"
-            } else {
-                let reason = process.terminationReason == .exit ? "exit" : "signal"
-                exitStatus = "\(reason) \(process.terminationStatus) after SIGTERM"
-                exitedCleanly = process.terminationReason == .exit && process.terminationStatus == 0
-            }
-        } else {
-            exitStatus = "died during the run: \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)"
-        }
+        let (exitStatus, exitedCleanly) = try await DaemonSampling.stop(process)
         let stamped = lines.finish()
 
         let decoder = AlertEvent.makeDecoder()
@@ -141,8 +99,8 @@ struct DepthStreamBenchmark {
         let daemon = DaemonRSSBenchmark.Result(
             samples: samples, traffic: apis.traffic(), premiumEvents: events.filter { $0.1.kind == .premium }.map { "\($0.1.key) \($0.1.status) \($0.1.severity.rawValue)" },
             sourceEvents: events.filter { $0.1.kind == .source }.map { "\($0.1.key) \($0.1.status): \($0.1.summary)" },
-            stayedAlive: stayedAlive, exitStatus: exitStatus, exitedCleanly: exitedCleanly, stderrTail: Array(stderr.suffix(40)),
-            steadyCPU: Self.cpu(from: cpuAtHalf, to: cpuAtEnd), host: HostCPU.window(from: hostAtHalf, to: hostAtEnd))
+            stayedAlive: sampled.stayedAlive, exitStatus: exitStatus, exitedCleanly: exitedCleanly, stderrTail: Array(stderr.suffix(40)),
+            steadyCPU: sampled.steadyCPU, host: sampled.host)
         return Result(
             daemon: daemon, latencies: latencies, flips: feeds.flips.withLock { $0.count }, unanswered: unanswered,
             strayAlerts: events.filter { $0.1.kind == .premium && $0.1.key != key }.map { "\($0.1.key) \($0.1.status)" },
@@ -168,14 +126,6 @@ struct DepthStreamBenchmark {
             }
         }
         return (latencies, unanswered)
-    }
-
-    private static func cpu(
-        from start: (cpu: Double, at: ContinuousClock.Instant)?, to end: (cpu: Double, at: ContinuousClock.Instant)?
-    ) -> (seconds: Double, over: Double) {
-        guard let start, let end else { return (0, 0) }
-        let elapsed = end.at - start.at
-        return (end.cpu - start.cpu, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 }
 
