@@ -14,10 +14,7 @@ enum DaemonConfig {
     ) -> String {
         let chosen = Set(selected ?? ExchangeRegistry.standard.ids)
         let http = httpPort.map { "http:\n  listen: \"127.0.0.1:\($0)\"\n" } ?? ""
-        let exchanges = ExchangeRegistry.standard.ids.filter(chosen.contains).map { id in
-            let stream = streams[id].map { ", stream_url: \"\($0)\", stale_after: 30s" } ?? ""
-            return "  \(id.rawValue): { poll_interval: \(pollInterval), timeout: 5s, base_url: \"\(baseURL)\"\(stream) }"
-        }
+        let exchanges = exchangeLines(ExchangeRegistry.standard.ids.filter(chosen.contains), baseURL: baseURL, pollInterval: pollInterval, streams: streams)
         let assetList = "[" + assets.joined(separator: ", ") + "]"
         let global = EvaluationBenchmark.usdtExchanges.filter(chosen.contains).map(\.rawValue).joined(separator: ", ")
         // Every KRW exchange of the registry (Coinone too: a configured exchange no rule watches is never polled)
@@ -29,16 +26,7 @@ enum DaemonConfig {
             display_time_zones: [UTC, Asia/Seoul]
             exchanges:
             \(exchanges.joined(separator: "\n"))
-            fx:
-              poll_interval: \(pollInterval == "1s" ? "10s" : pollInterval)
-              max_age: 15m
-              providers:
-                - name: dunamu
-                  base_url: "\(baseURL)"
-            premium:
-              reference: USD
-              stablecoins_as: { USDT: USD, USDC: USD }
-              max_quote_age: 30s
+            \(fxAndPremium(baseURL: baseURL, fxPollInterval: pollInterval == "1s" ? "10s" : pollInterval))
               rules:
                 - name: global
                   assets: \(assetList)
@@ -67,5 +55,29 @@ enum DaemonConfig {
             source_alerts: { after_failures: 3, after_silence: 5m }
             \(http)
             """
+    }
+
+    /// Each exchange on the mock server (and on its local stream when it has one in `streams`).
+    static func exchangeLines(_ ids: [ExchangeID], baseURL: String, pollInterval: String, streams: [ExchangeID: String]) -> [String] {
+        ids.map { id in
+            let stream = streams[id].map { ", stream_url: \"\($0)\", stale_after: 30s" } ?? ""
+            return "  \(id.rawValue): { poll_interval: \(pollInterval), timeout: 5s, base_url: \"\(baseURL)\"\(stream) }"
+        }
+    }
+
+    /// Dunamu on the mock server for USD/KRW, and the `premium:` section up to its rules.
+    static func fxAndPremium(baseURL: String, fxPollInterval: String) -> String {
+        """
+        fx:
+          poll_interval: \(fxPollInterval)
+          max_age: 15m
+          providers:
+            - name: dunamu
+              base_url: "\(baseURL)"
+        premium:
+          reference: USD
+          stablecoins_as: { USDT: USD, USDC: USD }
+          max_quote_age: 30s
+        """
     }
 }

@@ -14,26 +14,14 @@ enum DepthDaemonConfig {
     static let rule = "depth"
 
     static func yaml(baseURL: String, stateDirectory: String, assets: [String], streams: [ExchangeID: String], httpPort: Int) -> String {
-        let exchanges = BenchOptions.roundTwo.map { id in
-            let stream = streams[id].map { ", stream_url: \"\($0)\", stale_after: 30s" } ?? ""
-            return "  \(id.rawValue): { poll_interval: 5s, timeout: 5s, base_url: \"\(baseURL)\"\(stream) }"
-        }
+        let exchanges = DaemonConfig.exchangeLines(BenchOptions.roundTwo, baseURL: baseURL, pollInterval: "5s", streams: streams)
         return """
             # Written by marketalertd-bench --depth-streams.
             state_dir: \(stateDirectory)
             display_time_zones: [UTC, Asia/Seoul]
             exchanges:
             \(exchanges.joined(separator: "\n"))
-            fx:
-              poll_interval: 10s
-              max_age: 15m
-              providers:
-                - name: dunamu
-                  base_url: "\(baseURL)"
-            premium:
-              reference: USD
-              stablecoins_as: { USDT: USD, USDC: USD }
-              max_quote_age: 30s
+            \(DaemonConfig.fxAndPremium(baseURL: baseURL, fxPollInterval: "10s"))
               rules:
                 - name: \(rule)
                   assets: [\(assets.joined(separator: ", "))]
