@@ -79,6 +79,8 @@ package struct BinanceTickerSource: QuoteSource {
             if let error = apiError(in: body) { throw error }
             rows = [try ExchangeJSON.decode(Ticker.self, from: body, source: source)]
             collector.listCount = 1
+        } else if flatList.collect(body, into: &collector) {
+            return collector
         } else {
             let pruned = try ExchangeJSON.prune(body, source: source, listPath: [], keyField: "symbol", keep: collector.isWatched)
             rows = try ExchangeJSON.decode([Ticker].self, from: pruned.document, source: source)
@@ -99,6 +101,10 @@ package struct BinanceTickerSource: QuoteSource {
             source: ExchangeID.binance.rawValue, kind: .api,
             message: "\(unknownSymbolCode == envelope.code ? unknownSymbolPrefix : "error \(envelope.code)"): \(envelope.msg)")
     }
+
+    /// The quick read of an ordinary list (`collect` falls back to pruning and `Ticker` for any other).
+    package static let flatList = FlatTickerList(
+        path: [], market: "symbol", last: ["lastPrice", "price"], bid: "bidPrice", ask: "askPrice", time: ["closeTime"])
 
     private static let unknownSymbolCode = -1121
     private static let unknownSymbolPrefix = "error -1121 (symbol not listed)"

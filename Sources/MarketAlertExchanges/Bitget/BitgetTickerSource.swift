@@ -24,6 +24,7 @@ package struct BitgetTickerSource: QuoteSource {
     /// Decodes a `/api/v2/spot/market/tickers` body; `code != "00000"` is `.api` (its `data` is `null`).
     package static func decode(_ body: Data, watched: Set<MarketPair>, receivedAt: Date) throws(SourceError) -> [Quote] {
         var collector = QuoteCollector(exchange: .bitget, receivedAt: receivedAt, pairs: watched, marketID: symbol)
+        if flatList.collect(body, into: &collector) { return try collector.finish() }
         for row in try envelope.watchedRows(Ticker.self, in: body, collector: &collector) {
             collector.add(market: row.symbol, last: row.lastPr, bid: row.bidPr, ask: row.askPr, exchangeTime: row.ts?.date)
         }
@@ -31,6 +32,10 @@ package struct BitgetTickerSource: QuoteSource {
     }
 
     package static let envelope = CodeMessageEnvelope(exchange: .bitget, successCode: "00000", marketField: "symbol")
+    /// The quick read of an ordinary answer (`decode` falls back to `envelope` for any other).
+    package static let flatList = FlatTickerList(
+        path: ["data"], success: (field: "code", code: "00000"), market: "symbol", last: ["lastPr"], bid: "bidPr", ask: "askPr",
+        time: ["ts"])
 
     package struct Ticker: Decodable {
         package var symbol: String

@@ -48,8 +48,9 @@ package struct BithumbTickerSource: QuoteSource {
     ) throws(SourceError) -> [Quote] {
         let source = ExchangeID.bithumb.rawValue
         if ExchangeJSON.firstSignificantByte(body) == UInt8(ascii: "[") {
-            let rows = try ExchangeJSON.decode([UpbitStyleTicker].self, from: body, source: source)
             var collector = QuoteCollector(exchange: .bithumb, receivedAt: receivedAt, pairs: watched) { "\($0.quote)-\($0.base)".uppercased() }
+            if UpbitStyleTicker.flatList.collect(body, into: &collector) { return try collector.finish() }
+            let rows = try ExchangeJSON.decode([UpbitStyleTicker].self, from: body, source: source)
             UpbitStyleTicker.add(rows, to: &collector)
             return try collector.finish()
         }

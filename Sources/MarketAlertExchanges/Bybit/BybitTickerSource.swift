@@ -26,6 +26,7 @@ package struct BybitTickerSource: QuoteSource {
     package static func decode(_ body: Data, watched: Set<MarketPair>, receivedAt: Date) throws(SourceError) -> [Quote] {
         let source = ExchangeID.bybit.rawValue
         var collector = QuoteCollector(exchange: .bybit, receivedAt: receivedAt, pairs: watched, marketID: symbol)
+        if flatList.collect(body, into: &collector) { return try collector.finish() }
         let pruned = try ExchangeJSON.prune(body, source: source, listPath: ["result", "list"], keyField: "symbol", keep: collector.isWatched)
         let envelope = try ExchangeJSON.decode(Envelope.self, from: pruned.document, source: source)
         if let error = envelope.error { throw error }
@@ -44,6 +45,11 @@ package struct BybitTickerSource: QuoteSource {
     package static func apiError(in body: Data) -> SourceError? {
         (try? JSONDecoder().decode(Envelope.self, from: body))?.error
     }
+
+    /// The quick read of an ordinary answer (`decode` falls back to the pruned `Envelope` for any other).
+    package static let flatList = FlatTickerList(
+        path: ["result", "list"], success: (field: "retCode", code: "0"), market: "symbol", last: ["lastPrice"],
+        bid: "bid1Price", ask: "ask1Price", rootTime: "time")
 
     package struct Envelope: Decodable {
         package var retCode: WireCode

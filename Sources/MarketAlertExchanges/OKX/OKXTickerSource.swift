@@ -24,6 +24,7 @@ package struct OKXTickerSource: QuoteSource {
     /// Decodes a `/api/v5/market/tickers` body; `code != "0"` is `.api`.
     package static func decode(_ body: Data, watched: Set<MarketPair>, receivedAt: Date) throws(SourceError) -> [Quote] {
         var collector = QuoteCollector(exchange: .okx, receivedAt: receivedAt, pairs: watched, marketID: instrumentID)
+        if flatList.collect(body, into: &collector) { return try collector.finish() }
         for row in try envelope.watchedRows(Ticker.self, in: body, collector: &collector) {
             collector.add(market: row.instId, last: row.last, bid: row.bidPx, ask: row.askPx, exchangeTime: row.ts?.date)
         }
@@ -31,6 +32,10 @@ package struct OKXTickerSource: QuoteSource {
     }
 
     package static let envelope = CodeMessageEnvelope(exchange: .okx, successCode: "0", marketField: "instId")
+    /// The quick read of an ordinary answer (`decode` falls back to `envelope` for any other).
+    package static let flatList = FlatTickerList(
+        path: ["data"], success: (field: "code", code: "0"), market: "instId", last: ["last"], bid: "bidPx", ask: "askPx",
+        time: ["ts"])
 
     package struct Ticker: Decodable {
         package var instId: String

@@ -65,8 +65,9 @@ package struct UpbitTickerSource: QuoteSource {
             throw apiError(in: body, status: 200)
                 ?? SourceError(source: source, kind: .decode, message: "expected a JSON array of tickers, got an object")
         }
-        let rows = try ExchangeJSON.decode([UpbitStyleTicker].self, from: body, source: source)
         var collector = QuoteCollector(exchange: .upbit, receivedAt: receivedAt, pairs: watched, marketID: marketCode)
+        if UpbitStyleTicker.flatList.collect(body, into: &collector) { return try collector.finish() }
+        let rows = try ExchangeJSON.decode([UpbitStyleTicker].self, from: body, source: source)
         UpbitStyleTicker.add(rows, to: &collector)
         return try collector.finish()
     }
@@ -108,6 +109,9 @@ package struct UpbitStyleTicker: Decodable {
     package var trade_price: WirePrice?
     package var trade_timestamp: WireMillis?
     package var timestamp: WireMillis?
+
+    /// The quick read of an ordinary list (the decoders fall back to `UpbitStyleTicker` rows for any other).
+    package static let flatList = FlatTickerList(path: [], market: "market", last: ["trade_price"], time: ["trade_timestamp", "timestamp"])
 
     package static func add(_ rows: [UpbitStyleTicker], to collector: inout QuoteCollector) {
         collector.listCount = rows.count
