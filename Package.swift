@@ -161,6 +161,7 @@ let package = Package(
                 "MarketAlertDelivery", "MarketAlertEngineLoop", "MarketAlertOperations", "MarketAlertHA", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
