@@ -57,17 +57,25 @@ package struct BithumbTickerSource: QuoteSource {
         let quoteCurrency = quoteCurrency.uppercased()
         let relevant = watched.filter { $0.quote.uppercased() == quoteCurrency }
         let coins = Set(relevant.map { $0.base.uppercased() })
+        let data: CoinPrices
+        if let quick = quickPrices(body, coins: coins) { data = quick } else { data = try carefulPrices(body, coins: coins) }
+        var collector = QuoteCollector(exchange: .bithumb, receivedAt: receivedAt, pairs: relevant, marketID: marketID)
+        collector.listCount = data.coinCount
+        for (coin, closing) in data.prices {
+            collector.add(market: "\(coin)_\(quoteCurrency)", last: closing, exchangeTime: data.date)
+        }
+        return try collector.finish()
+    }
+
+    /// The watched coins of any `ALL_<quote>` answer through `Envelope` (the quick read's fallback).
+    package static func carefulPrices(_ body: Data, coins: Set<String>) throws(SourceError) -> CoinPrices {
+        let source = ExchangeID.bithumb.rawValue
         let envelope = try ExchangeJSON.decode(Envelope.self, from: body, source: source, userInfo: [CoinMap.watchedCoinsKey: coins])
         if let error = envelope.error { throw error }
         guard let data = envelope.data else {
             throw SourceError(source: source, kind: .decode, message: "data: missing")
         }
-        var collector = QuoteCollector(exchange: .bithumb, receivedAt: receivedAt, pairs: relevant, marketID: marketID)
-        collector.listCount = data.coinCount
-        for (coin, ticker) in data.tickers {
-            collector.add(market: "\(coin)_\(quoteCurrency)", last: ticker.closing_price, exchangeTime: data.date?.date)
-        }
-        return try collector.finish()
+        return CoinPrices(prices: data.tickers.map { ($0.coin, $0.ticker.closing_price) }, date: data.date?.date, coinCount: data.coinCount)
     }
 
     package static func apiError(in body: Data) -> SourceError? {

@@ -54,16 +54,12 @@ package struct KrakenTickerSource: QuoteSource {
     /// The decoded tickers before the empty checks; watched pairs not answered are `missing` under their
     /// request name (`XBTUSD`).
     package static func collect(_ body: Data, watched: Set<MarketPair>, receivedAt: Date) throws(SourceError) -> QuoteCollector {
-        let source = ExchangeID.kraken.rawValue
-        let envelope = try ExchangeJSON.decode(Envelope.self, from: body, source: source)
-        if let error = envelope.error { throw error }
-        guard let result = envelope.result else {
-            throw SourceError(source: source, kind: .decode, message: "result: missing")
-        }
+        let rows: [Row]
+        if let quick = quickRows(body) { rows = quick } else { rows = try carefulRows(body) }
         let spellings = KrakenPairNames.index(watched)
         var marketIDs: [String: MarketPair] = [:]
         var answered: Set<MarketPair> = []
-        for key in result.keys {
+        for key in rows.map(\.key) {
             if let pair = spellings[key.uppercased()], !answered.contains(pair) {
                 marketIDs[key] = pair
                 answered.insert(pair)
@@ -71,11 +67,22 @@ package struct KrakenTickerSource: QuoteSource {
         }
         for pair in watched where !answered.contains(pair) { marketIDs[KrakenPairNames.requestName(pair)] = pair }
         var collector = QuoteCollector(exchange: .kraken, receivedAt: receivedAt, watched: marketIDs)
-        collector.listCount = result.count
-        for (key, ticker) in result.sorted(by: { $0.key < $1.key }) where marketIDs[key] != nil {
-            collector.add(market: key, last: ticker.c?.first, bid: ticker.b?.first, ask: ticker.a?.first)
+        collector.listCount = rows.count
+        for row in rows.sorted(by: { $0.key < $1.key }) where marketIDs[row.key] != nil {
+            collector.add(market: row.key, last: row.last, bid: row.bid, ask: row.ask)
         }
         return collector
+    }
+
+    /// The rows of any answer through `Envelope` (the quick read's fallback): a non-empty `error` is `.api`.
+    package static func carefulRows(_ body: Data) throws(SourceError) -> [Row] {
+        let source = ExchangeID.kraken.rawValue
+        let envelope = try ExchangeJSON.decode(Envelope.self, from: body, source: source)
+        if let error = envelope.error { throw error }
+        guard let result = envelope.result else {
+            throw SourceError(source: source, kind: .decode, message: "result: missing")
+        }
+        return result.map { Row(key: $0.key, last: $0.value.c?.first, bid: $0.value.b?.first, ask: $0.value.a?.first) }
     }
 
     package static func isUnknownPair(_ error: SourceError) -> Bool {

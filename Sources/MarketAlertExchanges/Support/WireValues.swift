@@ -14,6 +14,12 @@ package struct WirePrice: Decodable, Sendable {
     /// nil when the field was null or the price is usable.
     package let rejected: String?
 
+    /// A usable price read without `Decodable` (the quick reads, e.g. `KrakenTickerSource.quickRows`).
+    package init(_ price: Price) {
+        self.price = price
+        rejected = nil
+    }
+
     package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
