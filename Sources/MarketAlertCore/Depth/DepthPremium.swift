@@ -56,8 +56,16 @@ enum DepthPremium {
             else { continue }
             for sell in sides.indices where sell != buy {
                 guard sides[sell].exchange != sides[buy].exchange,
-                      candidates[origin[sell]].transfer & TransferBlocks.deposit == 0,
-                      let pct = DepthMath.pct(
+                      candidates[origin[sell]].transfer & TransferBlocks.deposit == 0
+                else { continue }
+                // A pair that could not beat the best so far even if every coin sold at the top bid is not
+                // walked (most pairs, once a good one is found); the margin keeps rounding from skipping a tie.
+                if let current = best,
+                   let ceiling = DepthMath.pctCeiling(
+                       notional: rule.notional, bought: bought, buyFeePct: sides[buy].feePct, sell: sides[sell], net: rule.netOfFees),
+                   ceiling < current.pct - DepthMath.ceilingMargin
+                { continue }
+                guard let pct = DepthMath.pct(
                         notional: rule.notional, bought: bought, buyFeePct: sides[buy].feePct, sell: sides[sell], net: rule.netOfFees)
                 else { continue }
                 if let current = best, current.pct >= pct { continue }

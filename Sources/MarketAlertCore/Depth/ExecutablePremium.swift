@@ -135,6 +135,23 @@ package enum DepthMath {
         return net ? netPct : gross
     }
 
+    /// An upper bound of `pct(notional:bought:buyFeePct:sell:net:)` without walking the bids: every coin
+    /// sold at the best bid (bids are best first, so no fill is better; the pct grows with the proceeds).
+    /// Nil when the bids are empty.
+    @inline(__always)
+    static func pctCeiling(
+        notional: Double, bought: (quantity: Double, cost: Double, levels: Int), buyFeePct: Double, sell: DepthSide, net: Bool
+    ) -> Double? {
+        guard sell.book.bids.count > 0, sell.book.levels > 0,
+              let (gross, netPct) = pcts(notional: notional, proceeds: bought.quantity * sell.book.bids.prices[0], buyFeePct: buyFeePct, sell: sell)
+        else { return nil }
+        return net ? netPct : gross
+    }
+
+    /// How far below the best pct a ceiling must be to skip a pair: far above the rounding of a ceiling's
+    /// few operations against a walk's sum, far below any difference a rule can tell (0.001 pct points).
+    static let ceilingMargin = 1e-7
+
     /// The pct a trade of `notional` earns (net or gross), or nil when the books cannot fill it.
     static func pct(notional: Double, buy: DepthSide, sell: DepthSide, net: Bool) -> Double? {
         premium(notional: notional, buy: buy, sell: sell).map { net ? $0.netPct : $0.grossPct }
