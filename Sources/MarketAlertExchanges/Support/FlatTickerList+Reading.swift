@@ -85,37 +85,40 @@ extension FlatTickerList {
             }
         }
 
-        /// Reads one row; keeps it when its market is watched.
+        /// Reads one row; keeps it when its market is watched. A row whose market (usually its first or
+        /// second member) is not watched is skipped from there by the structural scan, without handing each
+        /// remaining member to the field matching: most rows of a bulk list are such rows.
         private mutating func readRow(at index: Int, depth: Int) -> Int? {
             let json = json
             let fields = fields
-            var market: JSONBytes.Value?
+            let collector = collector
+            var market: String?
             var slots = Slots()
-            var repeated = false
+            var surprise = false
+            var unwatched = false
             let end = json.walkMembers(ofObjectAt: index, depth: depth) { keyStart, keyEnd, value in
                 if json.matches(keyStart, keyEnd, list.market) {
-                    if market != nil { repeated = true }
-                    market = value
+                    let text = json.slice(value)
+                    guard market == nil, value.kind == .string, !text.contains(UInt8(ascii: "\\")) else {
+                        surprise = true
+                        return .stop
+                    }
+                    let name = String(decoding: text, as: UTF8.self)
+                    guard collector.isWatched(name) else {
+                        unwatched = true
+                        return .stop
+                    }
+                    market = name
                     return .next
                 }
                 for field in fields where json.matches(keyStart, keyEnd, field.name) {
-                    if slots[field.slot] != nil { repeated = true }
+                    if slots[field.slot] != nil { surprise = true }
                     slots[field.slot] = value
                 }
                 return .next
             }
-            guard let end, !repeated, let market, market.kind == .string else {
-                refused = true
-                return nil
-            }
-            let text = json.slice(market)
-            guard !text.contains(UInt8(ascii: "\\")) else {
-                refused = true
-                return nil
-            }
-            let name = String(decoding: text, as: UTF8.self)
-            guard collector.isWatched(name) else { return end }
-            guard let row = row(name, slots) else {
+            if unwatched, !surprise, let skipped = json.value(at: index, depth: depth)?.1 { return skipped }
+            guard let end, !surprise, let market, let row = row(market, slots) else {
                 refused = true
                 return nil
             }
