@@ -43,14 +43,24 @@ extension DaemonClock {
 
 /// Wall-clock time; sleeps on the monotonic clock for the remaining interval.
 package struct SystemClock: DaemonClock {
-    package init() {}
+    /// Waits a duration and throws when cancelled: `Task.sleep` on the continuous clock unless a timer is
+    /// given (the daemon's sleeps on its data path's event loop, `SystemClock.onLoop`).
+    let wait: @Sendable (Duration) async throws -> Void
+
+    package init() {
+        wait = { try await Task.sleep(for: $0, clock: .continuous) }
+    }
+
+    package init(wait: @escaping @Sendable (Duration) async throws -> Void) {
+        self.wait = wait
+    }
 
     package func now() -> Date { Date() }
 
     package func sleep(until deadline: Date, label: ClockLabel) async throws {
         let interval = deadline.timeIntervalSinceNow
         if interval > 0 {
-            try await Task.sleep(for: .nanoseconds(Int64(min(interval, 86_400 * 365) * 1e9)), clock: .continuous)
+            try await wait(.nanoseconds(Int64(min(interval, 86_400 * 365) * 1e9)))
         } else {
             try Task.checkCancellation()
         }

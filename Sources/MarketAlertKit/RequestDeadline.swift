@@ -15,7 +15,7 @@ package enum RequestDeadline {
     /// `work`'s result, or `Exceeded` when it takes longer than `timeout`. Errors of `work` (and the
     /// caller's cancellation) pass through.
     /// - Parameter sleep: how the deadline waits (the daemon's HTTP fetcher sleeps on its event loop, see
-    ///   `LoopClock`); it must end with an error when cancelled.
+    ///   `SystemClock.onLoop`); it must end with an error when cancelled.
     package static func run<T: Sendable>(
         within timeout: Duration, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         _ work: @escaping @Sendable () async throws -> T

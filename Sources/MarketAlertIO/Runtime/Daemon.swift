@@ -16,7 +16,7 @@ package enum Daemon {
     /// - Parameter lockStateDirectory: take the one-daemon-per-state_dir lock (`StateDirectoryLock`); only a
     ///   mode where several instances share a state on purpose passes false.
     package static func run(
-        configPath: String, logger: Logger, lifecycle: any LifecycleObserver, clock: any DaemonClock = LoopClock(loop: DataPathExecutor.shared.loop),
+        configPath: String, logger: Logger, lifecycle: any LifecycleObserver, clock: any DaemonClock = SystemClock.onLoop(DataPathExecutor.shared.loop),
         lockStateDirectory: Bool = true
     ) async -> Int32 {
         logger.debug("\(MallocTuning.atStartup)")
