@@ -1,23 +1,12 @@
 import Foundation
 import MarketAlertCore
+import MarketAlertTestSupport
 import Testing
 
 /// VWAP at a notional, net of fees, and the largest notional that still pays, against a reference written
 /// the obvious way in `Decimal` on randomized books.
 @Suite struct DepthMathTests {
     let t0 = Date(timeIntervalSince1970: 1_750_000_000)
-
-    /// SplitMix64, so a failure is reproducible.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     func side(_ exchange: ExchangeID, bids: [(Double, Double)], asks: [(Double, Double)], factor: Double = 1, fee: Double = 0.1, levels: Int = 20) -> DepthSide {
         var book = OrderBook(levels: levels)
@@ -66,7 +55,7 @@ import Testing
     }
 
     @Test func matchesADecimalReferenceOnRandomBooks() throws {
-        var random = Seeded(state: 42)
+        var random = SeededRandom(state: 42)
         var compared = 0
         for _ in 0..<500 {
             let mid = Double.random(in: 50...70_000, using: &random)
@@ -89,7 +78,7 @@ import Testing
     }
 
     @Test func maxNotionalIsTheLargestSizeThatStillMeetsTheThreshold() throws {
-        var random = Seeded(state: 7)
+        var random = SeededRandom(state: 7)
         var found = 0
         for _ in 0..<200 {
             let mid = Double.random(in: 100...1_000, using: &random)
@@ -113,7 +102,7 @@ import Testing
         #expect(found > 50)
     }
 
-    func randomSide(_ exchange: ExchangeID, mid: Double, factor: Double, using random: inout Seeded) -> DepthSide {
+    func randomSide(_ exchange: ExchangeID, mid: Double, factor: Double, using random: inout SeededRandom) -> DepthSide {
         let tick = mid * 0.0005
         var bids: [(Double, Double)] = []
         var asks: [(Double, Double)] = []

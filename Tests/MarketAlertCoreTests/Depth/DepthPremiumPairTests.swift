@@ -1,5 +1,6 @@
 import Foundation
 import MarketAlertCore
+import MarketAlertTestSupport
 import Testing
 
 /// The depth premium's choice of pair skips the pairs that cannot win (`DepthMath.pctCeiling`): on random
@@ -27,7 +28,7 @@ import Testing
     }
 
     @Test(arguments: [true, false]) func thePairChosenIsTheBestOfAllPairs(net: Bool) throws {
-        var generator = DepthMathTests.Seeded(state: net ? 7 : 11)
+        var generator = SeededRandom(state: net ? 7 : 11)
         func uniform(_ range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &generator) }
         var compared = 0
         for round in 0..<300 {

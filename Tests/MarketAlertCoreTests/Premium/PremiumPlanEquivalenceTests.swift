@@ -1,5 +1,6 @@
 import Foundation
 import MarketAlertCore
+import MarketAlertTestSupport
 import Testing
 
 /// The compiled evaluation (`PremiumPlan` over `QuoteBook` slots) against the reference math
@@ -11,18 +12,6 @@ import Testing
     let start = Date(timeIntervalSince1970: 1_750_000_000)
     let assets = ["BTC", "ETH", "SOL", "DOGE", "XRP", "ADA"]
     let exchanges: [ExchangeID] = [.binance, .bybit, .okx, .upbit, .bithumb, .kraken]
-
-    /// A small deterministic generator (SplitMix64), so a failure is reproducible.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     func rules(_ variant: Int) -> [PremiumRule] {
         var rules = [
@@ -46,7 +35,7 @@ import Testing
         return rules
     }
 
-    func randomQuotes(_ exchange: ExchangeID, now: Date, using rng: inout Seeded) -> [Quote] {
+    func randomQuotes(_ exchange: ExchangeID, now: Date, using rng: inout SeededRandom) -> [Quote] {
         var quotes: [Quote] = []
         for (index, asset) in (assets + ["LINK"]).enumerated() {
             for currency in ["USDT", "KRW"] where Int.random(in: 0..<4, using: &rng) != 0 {
@@ -67,7 +56,7 @@ import Testing
 
     @Test(arguments: [1, 7, 42, 1234])
     func compiledEvaluationMatchesTheReference(seed: UInt64) throws {
-        var rng = Seeded(state: seed)
+        var rng = SeededRandom(state: seed)
         var settings = PremiumSettings()
         settings.maxQuoteAge = .seconds(30)
         let rate = FXRate(base: "USD", quote: "KRW", rate: try #require(Price("1400")), provider: "dunamu", at: start)

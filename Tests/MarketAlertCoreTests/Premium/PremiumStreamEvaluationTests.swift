@@ -1,5 +1,6 @@
 import Foundation
 import MarketAlertCore
+import MarketAlertTestSupport
 import Testing
 
 /// A stream batch re-evaluates only the keys it feeds (the plan's entries of the batch's assets, in rules
@@ -12,7 +13,7 @@ import Testing
     /// a pending key's: its `for`, or its quotes going stale).
     @Test(arguments: [3, 11, 2026], [false, true])
     func aBatchTouchesOnlyItsKeysAndTheDeadlineStaysExact(seed: UInt64, onlyPending: Bool) throws {
-        var rng = PremiumPlanEquivalenceTests.Seeded(state: seed)
+        var rng = SeededRandom(state: seed)
         var settings = PremiumSettings()
         settings.maxQuoteAge = .seconds(30)
         settings.rules = base.rules(0)

@@ -116,7 +116,7 @@ import Testing
         let badValues = [#""0""#, #""-1""#, #""""#, #""NaN""#, "1e30", "true", #"{"a":1}"#]
         let times = [#""1700000000123""#, "1700000000123", "null"]
         let badTimes = ["0", #""x""#, "1.5"]
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededRandom(state: 20_261_127)
         var taken = 0
         for _ in 0..<400 {
             func pick(_ good: [String], _ bad: [String]) -> String {
