@@ -37,23 +37,21 @@ extension BithumbTickerSource {
                 var seen: Set<String> = []
                 let end = json.walkMembers(ofObjectAt: value.start, depth: 1) { coinStart, coinEnd, ticker in
                     if json.matches(coinStart, coinEnd, "date") {
-                        if ticker.kind == .literal, json.matches(ticker.start, ticker.end, "null") { return .next }
+                        if json.isNull(ticker) { return .next }
                         guard prices.date == nil, let millis = json.integer(ticker), millis > 0 else { return .stop }
                         prices.date = Date(timeIntervalSince1970: Double(millis) / 1000)
                         return .next
                     }
                     if json.matches(coinStart, coinEnd, "closing_price") { return .stop }  // a single-market answer
                     prices.coinCount += 1
-                    let name = json.slice(JSONBytes.Value(start: coinStart, end: coinEnd, kind: .string))
-                    guard !name.contains(UInt8(ascii: "\\")) else { return .stop }
-                    let coin = String(decoding: name, as: UTF8.self)
+                    guard let coin = json.plainString(JSONBytes.Value(start: coinStart, end: coinEnd, kind: .string)) else { return .stop }
                     guard coins.contains(coin) else { return .next }
                     guard ticker.kind == .object, seen.insert(coin).inserted else { return .stop }
                     var closing: WirePrice?
                     var usable = true
                     let end = json.walkMembers(ofObjectAt: ticker.start, depth: 2) { fieldStart, fieldEnd, price in
                         guard json.matches(fieldStart, fieldEnd, "closing_price") else { return .next }
-                        if price.kind == .literal, json.matches(price.start, price.end, "null") { return .next }
+                        if json.isNull(price) { return .next }
                         guard closing == nil, let usablePrice = json.price(price) else {
                             usable = false
                             return .stop

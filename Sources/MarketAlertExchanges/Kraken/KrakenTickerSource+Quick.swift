@@ -38,9 +38,9 @@ extension KrakenTickerSource {
                 }
                 var found: [Row] = []
                 let end = json.walkMembers(ofObjectAt: value.start, depth: 1) { keyStart, keyEnd, ticker in
-                    let key = json.slice(JSONBytes.Value(start: keyStart, end: keyEnd, kind: .string))
-                    guard ticker.kind == .object, !key.contains(UInt8(ascii: "\\")) else { return .stop }
-                    var row = Row(key: String(decoding: key, as: UTF8.self))
+                    guard ticker.kind == .object, let key = json.plainString(JSONBytes.Value(start: keyStart, end: keyEnd, kind: .string))
+                    else { return .stop }
+                    var row = Row(key: key)
                     let end = json.walkMembers(ofObjectAt: ticker.start, depth: 2) { fieldStart, fieldEnd, levels in
                         let isLast = json.matches(fieldStart, fieldEnd, "c")
                         let isBid = json.matches(fieldStart, fieldEnd, "b")

@@ -59,7 +59,7 @@ package struct KrakenTickerSource: QuoteSource {
         let spellings = KrakenPairNames.index(watched)
         var marketIDs: [String: MarketPair] = [:]
         var answered: Set<MarketPair> = []
-        for key in rows.map(\.key) {
+        for key in rows.lazy.map(\.key) {
             if let pair = spellings[key.uppercased()], !answered.contains(pair) {
                 marketIDs[key] = pair
                 answered.insert(pair)

@@ -218,6 +218,20 @@ package struct JSONBytes {
         return nil
     }
 
+    /// Whether `value` is the literal `null`.
+    package func isNull(_ value: Value) -> Bool {
+        value.kind == .literal && matches(value.start, value.end, "null")
+    }
+
+    /// The text of a string `value` written without escapes (a market id, a key), or nil for anything else;
+    /// an id a reader cannot compare byte for byte is left to a careful path.
+    package func plainString(_ value: Value) -> String? {
+        guard value.kind == .string else { return nil }
+        let text = slice(value)
+        guard !text.contains(UInt8(ascii: "\\")) else { return nil }
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// A value's text as a `String` (only for rare messages: acks and errors, never market data).
     package func string(_ value: Value) -> String {
         String(decoding: slice(value), as: UTF8.self)

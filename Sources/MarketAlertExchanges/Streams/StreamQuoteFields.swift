@@ -44,7 +44,7 @@ package struct StreamQuoteFields {
     /// Reads a price field: missing, `null` and `""` (an empty book side) are absent.
     package static func field(_ json: JSONBytes, _ value: JSONBytes.Value?) -> Field {
         guard let value else { return .absent }
-        if value.kind == .literal, json.matches(value.start, value.end, "null") { return .absent }
+        if json.isNull(value) { return .absent }
         if value.kind == .string, value.start == value.end { return .absent }
         return json.price(value).map(Field.valid) ?? .invalid
     }
