@@ -14,7 +14,7 @@ struct BithumbTransferIntegrationTests {
     static let btcRow = #"{"currency":"BTC","net_type":"BTC","deposit_status":1,"withdrawal_status":1}"#
 
     static func config(_ harness: DaemonHarness) -> String {
-        harness.standardConfig(extra: "transfers:\n  poll_interval: 1s\n  notify: true\n")
+        harness.standardConfig(extra: "transfers:\n  poll_interval: 300ms\n  notify: true\n")
             .replacingOccurrences(of: "      exchanges: [upbit, binance]\n", with: "      exchanges: [upbit, bithumb, binance]\n")
             .replacingOccurrences(
                 of: "  upbit:   { poll_interval: 250ms",

@@ -46,7 +46,7 @@ struct SignedTransferIntegrationTests {
     static func config(_ harness: DaemonHarness, base: String) -> String {
         harness.standardConfig(extra: """
             transfers:
-              poll_interval: 1s
+              poll_interval: 300ms
               keys:
                 okx: { access_key_env: OKX_READ_KEY, secret_key_env: OKX_READ_SECRET, passphrase_env: OKX_READ_PASS }
                 bybit: { access_key_env: BYBIT_READ_KEY, secret_key_env: BYBIT_READ_SECRET }

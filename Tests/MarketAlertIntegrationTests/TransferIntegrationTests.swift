@@ -17,7 +17,7 @@ struct TransferIntegrationTests {
 
     static let transfersSection = """
         transfers:
-          poll_interval: 1s
+          poll_interval: 300ms
           keys:
             upbit: { access_key_env: UPBIT_READ_ACCESS, secret_key_env: UPBIT_READ_SECRET }
             binance: { access_key_env: BINANCE_READ_KEY, secret_key_env: BINANCE_READ_SECRET }
