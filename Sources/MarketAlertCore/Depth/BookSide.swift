@@ -1,3 +1,5 @@
+import Foundation
+
 /// One side of an order book: price levels best first (asks ascending, bids descending), at most `capacity`
 /// of them, in storage reserved once. Applying a level or a whole snapshot allocates nothing after the
 /// first fill: levels are inserted and removed in place within the reserved capacity.
@@ -32,13 +34,7 @@ package struct BookSide: Sendable, Equatable {
     @discardableResult
     package mutating func set(price: Double, size: Double) -> Bool {
         guard price.isFinite, price > 0, size.isFinite, size >= 0 else { return false }
-        // Binary search for the first index whose price is not better than `price`.
-        var low = 0
-        var high = prices.count
-        while low < high {
-            let mid = (low + high) / 2
-            if better(prices[mid], price) { low = mid + 1 } else { high = mid }
-        }
+        let low = firstIndex(notBetterThan: price)
         if low < prices.count, prices[low] == price {
             if size == 0 {
                 prices.remove(at: low)
@@ -56,13 +52,51 @@ package struct BookSide: Sendable, Equatable {
             sizes.append(size)
             return true
         }
-        prices.insert(price, at: low)
-        sizes.insert(size, at: low)
-        if prices.count > capacity {
-            prices.removeLast()
-            sizes.removeLast()
+        if prices.count < capacity {
+            Self.insert(price, at: low, into: &prices)
+            Self.insert(size, at: low, into: &sizes)
+        } else {
+            // Full: the worst level falls off the end as the new one goes in.
+            Self.shift(price, at: low, into: &prices)
+            Self.shift(size, at: low, into: &sizes)
         }
         return true
+    }
+
+    /// Binary search for the first index whose price is not better than `price` (over the raw buffer: the
+    /// checked subscript's bounds tests were a fifth of applying a Binance diff).
+    @inline(__always)
+    private func firstIndex(notBetterThan price: Double) -> Int {
+        let ascending = order == .ascending
+        return prices.withUnsafeBufferPointer { held in
+            var low = 0
+            var high = held.count
+            while low < high {
+                let mid = (low + high) &>> 1
+                let isBetter = ascending ? held[mid] < price : held[mid] > price
+                if isBetter { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+    }
+
+    /// `Array.insert` goes through the generic `replaceSubrange`: appending and moving the tail up one by hand
+    /// does the same in the reserved storage at a fraction of the cost.
+    @inline(__always)
+    private static func insert(_ value: Double, at index: Int, into array: inout [Double]) {
+        array.append(value)
+        shift(value, at: index, into: &array)
+    }
+
+    /// Moves elements `index..<count - 1` up one (the last one is overwritten) and puts `value` at `index`.
+    @inline(__always)
+    private static func shift(_ value: Double, at index: Int, into array: inout [Double]) {
+        array.withUnsafeMutableBufferPointer { held in
+            guard let base = held.baseAddress, index < held.count else { return }
+            let moved = held.count - 1 - index
+            if moved > 0 { memmove(base + index + 1, base + index, moved * MemoryLayout<Double>.stride) }  // overlapping
+            base[index] = value
+        }
     }
 
     /// Becomes a copy of `other`'s levels, in this side's own storage (no allocation when it fits).

@@ -12,6 +12,8 @@ package struct OrderBook: Sendable, Equatable {
     /// copies (into the quote book, a candidate, an observation's two sides) would otherwise copy all of it.
     private var storage: Storage
 
+    /// The best bid and ask prices, read in place (`bids` and `asks` hand out copies, two retains each).
+    package var bestPrices: (bid: Double?, ask: Double?) { (storage.bids.best?.price, storage.asks.best?.price) }
     package var bids: BookSide { storage.bids }
     package var asks: BookSide { storage.asks }
     /// Levels a rule reads per side.

@@ -71,7 +71,6 @@ package struct BybitStream: ExchangeStreamProtocol {
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
         let json = JSONBytes(frame)
-        guard let root = json.rootObject() else { return .dropped(.malformed) }
         var topic: JSONBytes.Value?
         var data: JSONBytes.Value?
         var op: JSONBytes.Value?
@@ -80,7 +79,7 @@ package struct BybitStream: ExchangeStreamProtocol {
         var requestID: JSONBytes.Value?
         var time: JSONBytes.Value?
         var type: JSONBytes.Value?
-        json.members(ofObjectAt: root) { start, end, value in
+        let whole = json.rootMembers { start, end, value in
             if json.matches(start, end, "topic") { topic = value }
             else if json.matches(start, end, "data") { data = value }
             else if json.matches(start, end, "op") { op = value }
@@ -91,6 +90,7 @@ package struct BybitStream: ExchangeStreamProtocol {
             else if json.matches(start, end, "type") { type = value }
             return true
         }
+        guard whole else { return .dropped(.malformed) }
         if let op {
             if json.isString(op, "pong") || (json.isString(op, "ping") && success.flatMap(json.bool) == true) { return .heartbeat }
             guard json.isString(op, "subscribe") else { return .ignored }

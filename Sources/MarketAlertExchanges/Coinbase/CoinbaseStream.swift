@@ -47,7 +47,6 @@ package struct CoinbaseStream: ExchangeStreamProtocol {
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
         let json = JSONBytes(frame)
-        guard let root = json.rootObject() else { return .dropped(.malformed) }
         var type: JSONBytes.Value?
         var product: JSONBytes.Value?
         var fields = StreamQuoteFields()
@@ -55,7 +54,7 @@ package struct CoinbaseStream: ExchangeStreamProtocol {
         var message: JSONBytes.Value?
         var reason: JSONBytes.Value?
         var sequence: JSONBytes.Value?
-        json.members(ofObjectAt: root) { start, end, value in
+        let whole = json.rootMembers { start, end, value in
             if json.matches(start, end, "type") { type = value }
             else if json.matches(start, end, "product_id") { product = value }
             else if json.matches(start, end, "price") { fields.last = StreamQuoteFields.field(json, value) }
@@ -67,6 +66,7 @@ package struct CoinbaseStream: ExchangeStreamProtocol {
             else if json.matches(start, end, "sequence") { sequence = value }
             return true
         }
+        guard whole else { return .dropped(.malformed) }
         guard let type, type.kind == .string else { return .dropped(.unknownMessage) }
         if json.isString(type, "ticker") {
             guard let product, product.kind == .string else { return .dropped(.malformed) }

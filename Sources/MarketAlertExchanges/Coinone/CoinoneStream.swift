@@ -38,13 +38,12 @@ package struct CoinoneStream: ExchangeStreamProtocol {
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
         let json = JSONBytes(frame)
-        guard let root = json.rootObject() else { return .dropped(.malformed) }
         var type: JSONBytes.Value?
         var channel: JSONBytes.Value?
         var data: JSONBytes.Value?
         var code: JSONBytes.Value?
         var message: JSONBytes.Value?
-        json.members(ofObjectAt: root) { start, end, value in
+        let whole = json.rootMembers { start, end, value in
             if json.matches(start, end, "response_type") { type = value }
             else if json.matches(start, end, "channel") { channel = value }
             else if json.matches(start, end, "data") { data = value }
@@ -52,6 +51,7 @@ package struct CoinoneStream: ExchangeStreamProtocol {
             else if json.matches(start, end, "message") { message = value }
             return true
         }
+        guard whole else { return .dropped(.malformed) }
         guard let type, type.kind == .string else { return .dropped(.unknownMessage) }
         if json.isString(type, "PONG") { return .heartbeat }
         if json.isString(type, "SUBSCRIBED") {

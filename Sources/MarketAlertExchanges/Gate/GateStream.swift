@@ -69,7 +69,6 @@ package struct GateStream: ExchangeStreamProtocol {
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
         let json = JSONBytes(frame)
-        guard let root = json.rootObject() else { return .dropped(.malformed) }
         var channel: JSONBytes.Value?
         var event: JSONBytes.Value?
         var result: JSONBytes.Value?
@@ -77,7 +76,7 @@ package struct GateStream: ExchangeStreamProtocol {
         var id: JSONBytes.Value?
         var seconds: JSONBytes.Value?
         var millis: JSONBytes.Value?
-        json.members(ofObjectAt: root) { start, end, value in
+        let whole = json.rootMembers { start, end, value in
             if json.matches(start, end, "channel") { channel = value }
             else if json.matches(start, end, "event") { event = value }
             else if json.matches(start, end, "result") { result = value }
@@ -87,6 +86,7 @@ package struct GateStream: ExchangeStreamProtocol {
             else if json.matches(start, end, "time_ms") { millis = value }
             return true
         }
+        guard whole else { return .dropped(.malformed) }
         guard let channel, channel.kind == .string else { return .dropped(.unknownMessage) }
         if json.isString(channel, "spot.pong") { return .heartbeat }
         guard let event, event.kind == .string else { return .dropped(.unknownMessage) }

@@ -54,12 +54,12 @@ package struct HTXStream: ExchangeStreamProtocol {
     /// One inflated message.
     func decodeText(_ text: UnsafeRawBufferPointer, into table: inout StreamMarketTable) -> StreamFrame {
         let json = JSONBytes(text)
-        guard let root = json.rootObject() else { return .dropped(.malformed) }
         var message = Message()
-        json.members(ofObjectAt: root) { start, end, value in
+        let whole = json.rootMembers { start, end, value in
             message.read(json, key: start, end, value)
             return true
         }
+        guard whole else { return .dropped(.malformed) }
         if let ping = message.ping {
             guard ping.kind == .number, json.integer(ping) != nil else { return .dropped(.malformed) }
             return .reply("{\"pong\":\(json.string(ping))}")

@@ -51,7 +51,6 @@ package struct KrakenStream: ExchangeStreamProtocol {
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
         let json = JSONBytes(frame)
-        guard let root = json.rootObject() else { return .dropped(.malformed) }
         var channel: JSONBytes.Value?
         var data: JSONBytes.Value?
         var method: JSONBytes.Value?
@@ -60,7 +59,7 @@ package struct KrakenStream: ExchangeStreamProtocol {
         var error: JSONBytes.Value?
         var symbol: JSONBytes.Value?
         var type: JSONBytes.Value?
-        json.members(ofObjectAt: root) { start, end, value in
+        let whole = json.rootMembers { start, end, value in
             if json.matches(start, end, "type") { type = value; return true }
             if json.matches(start, end, "channel") { channel = value }
             else if json.matches(start, end, "data") { data = value }
@@ -71,6 +70,7 @@ package struct KrakenStream: ExchangeStreamProtocol {
             else if json.matches(start, end, "symbol") { symbol = value }
             return true
         }
+        guard whole else { return .dropped(.malformed) }
         if let method {
             guard json.isString(method, "subscribe") else { return method.kind == .string && json.isString(method, "pong") ? .heartbeat : .ignored }
             guard success.flatMap(json.bool) == true else {

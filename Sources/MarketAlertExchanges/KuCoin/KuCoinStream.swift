@@ -114,13 +114,12 @@ package struct KuCoinStream: ExchangeStreamProtocol {
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
         let json = JSONBytes(frame)
-        guard let root = json.rootObject() else { return .dropped(.malformed) }
         var type: JSONBytes.Value?
         var id: JSONBytes.Value?
         var topic: JSONBytes.Value?
         var data: JSONBytes.Value?
         var code: JSONBytes.Value?
-        json.members(ofObjectAt: root) { start, end, value in
+        let whole = json.rootMembers { start, end, value in
             if json.matches(start, end, "type") { type = value }
             else if json.matches(start, end, "id") { id = value }
             else if json.matches(start, end, "topic") { topic = value }
@@ -128,6 +127,7 @@ package struct KuCoinStream: ExchangeStreamProtocol {
             else if json.matches(start, end, "code") { code = value }
             return true
         }
+        guard whole else { return .dropped(.malformed) }
         guard let type, type.kind == .string else { return .dropped(.unknownMessage) }
         if json.isString(type, "message") {
             guard let topic, let data, data.kind == .object else { return .dropped(.malformed) }

@@ -29,15 +29,16 @@ extension StreamMarketTable {
         var synced = false
         updateBook(index) { book in
             fault = book.commit(at: time, snapshot: snapshot)
-            best = (book.bids.best?.price, book.asks.best?.price)
+            best = book.bestPrices
             synced = book.isSynced
         }
         if synced {
             // The best prices as `Price`s only when they moved: making one from a Double allocates (its exact
             // decimal goes through text), and most book messages change sizes, not the top of the book.
-            let entry = entries[index]
-            let bid = entry.bid?.value == best.bid ? entry.bid : best.bid.flatMap { Price($0) }
-            let ask = entry.ask?.value == best.ask ? entry.ask : best.ask.flatMap { Price($0) }
+            // Read in place: a copy of the entry would retain each of its references.
+            let held = (bid: entries[index].bid, ask: entries[index].ask)
+            let bid = held.bid?.value == best.bid ? held.bid : best.bid.flatMap { Price($0) }
+            let ask = held.ask?.value == best.ask ? held.ask : best.ask.flatMap { Price($0) }
             clear(index, bid: bid == nil, ask: ask == nil)
             apply(index, bid: bid, ask: ask, exchangeTime: time)
         } else {

@@ -29,14 +29,13 @@ package struct OKXStyleFrames {
     ) -> StreamFrame {
         let json = JSONBytes(frame)
         if json.matches(0, frame.count, "pong") { return .heartbeat }
-        guard let root = json.rootObject() else { return .dropped(.malformed) }
         var event: JSONBytes.Value?
         var arg: JSONBytes.Value?
         var data: JSONBytes.Value?
         var code: JSONBytes.Value?
         var msg: JSONBytes.Value?
         var action: JSONBytes.Value?
-        json.members(ofObjectAt: root) { start, end, value in
+        let whole = json.rootMembers { start, end, value in
             if json.matches(start, end, "data") { data = value }
             else if json.matches(start, end, "action") { action = value }
             else if json.matches(start, end, "arg") { arg = value }
@@ -45,6 +44,7 @@ package struct OKXStyleFrames {
             else if json.matches(start, end, "msg") { msg = value }
             return true
         }
+        guard whole else { return .dropped(.malformed) }
         if let event {
             guard json.isString(event, "subscribe") else { return onEvent(json, Event(event: event, arg: arg, code: code, msg: msg)) ?? .ignored }
             guard let arg, arg.kind == .object, let channel = json.member("channel", ofObjectAt: arg.start),

@@ -65,7 +65,8 @@ package enum UpbitStyleFrames {
 
     package static func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, time unit: TimeUnit) -> StreamFrame {
         let json = JSONBytes(frame)
-        guard let root = json.rootObject() else { return .dropped(.malformed) }
+        // The walk below checks the whole frame as it reads it (one scan, not a check and then a read).
+        guard let root = json.root, json.bytes[root] == UInt8(ascii: "{") else { return .dropped(.malformed) }
         var type: JSONBytes.Value?
         var code: JSONBytes.Value?
         var trade: JSONBytes.Value?
@@ -73,8 +74,8 @@ package enum UpbitStyleFrames {
         var time: JSONBytes.Value?
         var error: JSONBytes.Value?
         var status: JSONBytes.Value?
-        var booked: StreamFrame?
-        _ = json.walkMembers(ofObjectAt: root) { start, end, value in
+        var booked: (frame: StreamFrame, index: Int)?
+        let end = json.walkMembers(ofObjectAt: root) { start, end, value in
             switch end - start {
             case 2:
                 if json.matches(start, end, "ty") { type = value }
@@ -99,10 +100,15 @@ package enum UpbitStyleFrames {
                   let index = table.index(of: market(json, code)), let at = Self.time(json, time, unit)
             else { return .next }
             let (frame, unitsEnd) = wholeBook(json, units, index: index, time: at, into: &table)
-            booked = frame
+            booked = (frame, index)
             return .walked(unitsEnd)
         }
-        if let booked { return booked }
+        guard let end, json.skipSpace(end) == frame.count else {
+            // Malformed after its units: the book they set is not trusted until the next push.
+            if let booked { table.invalidateBook(booked.index) }
+            return .dropped(.malformed)
+        }
+        if let booked { return booked.frame }
         if let error {
             guard error.kind == .object else { return .rejected(reason: json.string(error)) }
             let name = json.member("name", ofObjectAt: error.start).map(json.string) ?? "error"
