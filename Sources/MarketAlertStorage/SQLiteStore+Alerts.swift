@@ -25,21 +25,22 @@ extension SQLiteStore: AlertStore {
         let pruneBefore = publication.pruneHistoryBefore
         try await writer.write { db in
             try Self.writeHistory(history, pruneBefore: pruneBefore, db)
+            // Statements compiled once per connection (`cachedStatement`): a commit sits between a transition
+            // and its notification, and compiling the upsert each time was a good part of it.
             for record in states {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO alert_state (key, kind, state, updated_at) VALUES (?, ?, ?, ?)
                         ON CONFLICT(key) DO UPDATE SET kind = excluded.kind, state = excluded.state, updated_at = excluded.updated_at
-                        """,
-                    arguments: [record.key, record.kind, record.data, at])
+                        """
+                ).execute(arguments: [record.key, record.kind, record.data, at])
             }
             for key in deleted {
-                try db.execute(sql: "DELETE FROM alert_state WHERE key = ?", arguments: [key])
+                try db.cachedStatement(sql: "DELETE FROM alert_state WHERE key = ?").execute(arguments: [key])
             }
             for event in pending {
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO pending_event (event_id, event, created_at) VALUES (?, ?, ?)",
-                    arguments: [event.id, event.data, at])
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO pending_event (event_id, event, created_at) VALUES (?, ?, ?)")
+                    .execute(arguments: [event.id, event.data, at])
             }
         }
     }
@@ -47,7 +48,7 @@ extension SQLiteStore: AlertStore {
     package func clearPending(eventIDs: [String]) async throws {
         guard !eventIDs.isEmpty else { return }
         try await writer.write { db in
-            for id in eventIDs { try db.execute(sql: "DELETE FROM pending_event WHERE event_id = ?", arguments: [id]) }
+            for id in eventIDs { try db.cachedStatement(sql: "DELETE FROM pending_event WHERE event_id = ?").execute(arguments: [id]) }
         }
     }
 
