@@ -24,12 +24,14 @@ extension SQLiteStore: WebhookQueueStore {
     package func enqueueWebhookNotifications(_ entries: [WebhookOutboxEntry], at now: Date) async throws {
         guard !entries.isEmpty else { return }
         try await writer.write { db in
+            // Compiled once per connection: every notification to a webhook passes here.
             for entry in entries {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO webhook_outbox (webhook, event_id, body, created_at, attempts, next_attempt_at, expires_at)
                         VALUES (?, ?, ?, ?, 0, ?, ?)
-                        """,
+                        """
+                ).execute(
                     arguments: [
                         entry.webhook, entry.eventID, entry.body, now.timeIntervalSince1970, now.timeIntervalSince1970,
                         entry.expiresAt.timeIntervalSince1970,
@@ -42,7 +44,7 @@ extension SQLiteStore: WebhookQueueStore {
     package func webhookOutboxHead(webhook: String) async throws -> WebhookOutboxRow? {
         try await writer.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT * FROM webhook_outbox WHERE webhook = ? ORDER BY seq LIMIT 1", arguments: [webhook]
+                db.cachedStatement(sql: "SELECT * FROM webhook_outbox WHERE webhook = ? ORDER BY seq LIMIT 1"), arguments: [webhook]
             ).map(WebhookOutboxRow.init(row:))
         }
     }
@@ -72,7 +74,7 @@ extension SQLiteStore: WebhookQueueStore {
 
     /// Removes a delivered or dropped notification.
     package func deleteWebhookNotification(seq: Int64) async throws {
-        try await writer.write { db in try db.execute(sql: "DELETE FROM webhook_outbox WHERE seq = ?", arguments: [seq]) }
+        try await writer.write { db in try db.cachedStatement(sql: "DELETE FROM webhook_outbox WHERE seq = ?").execute(arguments: [seq]) }
     }
 
     /// Deletes the expired notifications of webhooks that are no longer configured (configured webhooks drop
