@@ -16,8 +16,7 @@ extension PostgresStore: AlertStore {
 
     package func commit(_ publication: Publication, at now: Date) async throws {
         guard !publication.isEmpty else { return }
-        let encoder = AlertEvent.makeEncoder()
-        let pending = try publication.events.map { (id: $0.id, data: try encoder.encode($0)) }
+        let pending = try publication.events.map { (id: $0.id, data: try $0.jsonData()) }
         let at = now.timeIntervalSince1970
         try await fencedTransaction { [self] connection in
             for record in publication.states {

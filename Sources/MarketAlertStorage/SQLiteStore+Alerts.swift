@@ -16,8 +16,7 @@ extension SQLiteStore: AlertStore {
 
     package func commit(_ publication: Publication, at now: Date) async throws {
         guard !publication.isEmpty else { return }
-        let encoder = AlertEvent.makeEncoder()
-        let pending = try publication.events.map { (id: $0.id, data: try encoder.encode($0)) }
+        let pending = try publication.events.map { (id: $0.id, data: try $0.jsonData()) }
         let states = publication.states
         let deleted = publication.deletedKeys
         let at = now.timeIntervalSince1970

@@ -28,8 +28,7 @@ extension AlertEvent {
 
     /// One line of JSON, no trailing newline.
     package func jsonLine() throws -> String {
-        let data = try Self.makeEncoder().encode(self)
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: try jsonData(), as: UTF8.self)
     }
 }
 

@@ -39,7 +39,7 @@ package enum WebhookBody {
         do {
             switch format {
             case .json:
-                return try AlertEvent.makeEncoder().encode(event)
+                return try event.jsonData()
             case .slack:
                 return try encode(SlackMessage(text: slackEscaped(truncated(text(for: event), limit: slackLimit))))
             case .discord:
