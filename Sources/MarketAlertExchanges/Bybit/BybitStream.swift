@@ -79,18 +79,31 @@ package struct BybitStream: ExchangeStreamProtocol {
         var requestID: JSONBytes.Value?
         var time: JSONBytes.Value?
         var type: JSONBytes.Value?
-        let whole = json.rootMembers { start, end, value in
-            if json.matches(start, end, "topic") { topic = value }
-            else if json.matches(start, end, "data") { data = value }
-            else if json.matches(start, end, "op") { op = value }
-            else if json.matches(start, end, "success") { success = value }
-            else if json.matches(start, end, "ret_msg") { message = value }
-            else if json.matches(start, end, "req_id") { requestID = value }
-            else if json.matches(start, end, "ts") { time = value }
-            else if json.matches(start, end, "type") { type = value }
-            return true
+        var fields = DataFields()
+        // One scan: the data object's members are read where the walk meets it, not skipped and read again.
+        guard let root = json.root, json.bytes[root] == UInt8(ascii: "{") else { return .dropped(.malformed) }
+        let end = json.walkMembers(ofObjectAt: root) { start, end, value in
+            // By length first: one comparison per key, not one per name.
+            switch end - start {
+            case 2:
+                if json.matches(start, end, "ts") { time = value } else if json.matches(start, end, "op") { op = value }
+            case 4:
+                if json.matches(start, end, "data") {
+                    data = value
+                    if value.kind == .object { return .walked(fields.read(json, objectAt: value.start)) }
+                } else if json.matches(start, end, "type") { type = value }
+            case 5:
+                if json.matches(start, end, "topic") { topic = value }
+            case 6:
+                if json.matches(start, end, "req_id") { requestID = value }
+            case 7:
+                if json.matches(start, end, "success") { success = value } else if json.matches(start, end, "ret_msg") { message = value }
+            default:
+                break
+            }
+            return .next
         }
-        guard whole else { return .dropped(.malformed) }
+        guard let end, json.skipSpace(end) == frame.count else { return .dropped(.malformed) }
         if let op {
             if json.isString(op, "pong") || (json.isString(op, "ping") && success.flatMap(json.bool) == true) { return .heartbeat }
             guard json.isString(op, "subscribe") else { return .ignored }
@@ -105,42 +118,30 @@ package struct BybitStream: ExchangeStreamProtocol {
         guard let topic, topic.kind == .string, let data, data.kind == .object else { return .dropped(.unknownMessage) }
         if table.keepsBooks, json.hasPrefix(topic, "orderbook.") {
             let snapshot = type.map { json.isString($0, "snapshot") } ?? false
-            return wholeBook(json, data: data, snapshot: snapshot, time: json.millis(time), into: &table)
+            return wholeBook(json, fields, snapshot: snapshot, time: json.millis(time), into: &table)
         }
         if json.hasPrefix(topic, "orderbook.1.") {
             let snapshot = type.map { json.isString($0, "snapshot") } ?? false
-            return book(json, data: data, snapshot: snapshot, time: json.millis(time), into: &table)
+            return book(json, fields, snapshot: snapshot, time: json.millis(time), into: &table)
         }
         if json.hasPrefix(topic, "tickers.") {
-            var symbol: JSONBytes.Value?
-            var fields = StreamQuoteFields()
-            json.members(ofObjectAt: data.start) { start, end, value in
-                if json.matches(start, end, "symbol") { symbol = value }
-                else if json.matches(start, end, "lastPrice") { fields.last = StreamQuoteFields.field(json, value) }
-                return true
-            }
-            fields.exchangeTime = json.millis(time)
-            guard let symbol, symbol.kind == .string else { return .dropped(.malformed) }
-            return table.apply(fields, market: json.slice(symbol))
+            var quote = StreamQuoteFields()
+            if let last = fields.lastPrice { quote.last = StreamQuoteFields.field(json, last) }
+            quote.exchangeTime = json.millis(time)
+            guard let symbol = fields.symbol, symbol.kind == .string else { return .dropped(.malformed) }
+            return table.apply(quote, market: json.slice(symbol))
         }
         return .ignored
     }
 
     private func book(
-        _ json: JSONBytes, data: JSONBytes.Value, snapshot: Bool, time: Date?, into table: inout StreamMarketTable
+        _ json: JSONBytes, _ data: DataFields, snapshot: Bool, time: Date?, into table: inout StreamMarketTable
     ) -> StreamFrame {
-        var symbol: JSONBytes.Value?
         var fields = StreamQuoteFields()
-        var malformed = false
-        var updateID: JSONBytes.Value?
-        json.members(ofObjectAt: data.start) { start, end, value in
-            if json.matches(start, end, "s") { symbol = value }
-            else if json.matches(start, end, "u") { updateID = value }
-            else if json.matches(start, end, "b") { if !Self.side(json, value, into: &fields.bid) { malformed = true } }
-            else if json.matches(start, end, "a") { if !Self.side(json, value, into: &fields.ask) { malformed = true } }
-            return true
-        }
-        guard !malformed, let symbol, symbol.kind == .string else { return .dropped(.malformed) }
+        if let bids = data.b, !Self.side(json, bids, into: &fields.bid) { return .dropped(.malformed) }
+        if let asks = data.a, !Self.side(json, asks, into: &fields.ask) { return .dropped(.malformed) }
+        guard let symbol = data.s, symbol.kind == .string else { return .dropped(.malformed) }
+        let updateID = data.u
         if snapshot {
             // A snapshot is the whole book: a side it leaves empty is empty.
             if case .absent = fields.bid { fields.bid = .cleared }
@@ -159,20 +160,9 @@ package struct BybitStream: ExchangeStreamProtocol {
 
     /// A v3 book push: a snapshot replaces the book; a delta is applied when its `u` follows the last one.
     private func wholeBook(
-        _ json: JSONBytes, data: JSONBytes.Value, snapshot: Bool, time: Date?, into table: inout StreamMarketTable
+        _ json: JSONBytes, _ data: DataFields, snapshot: Bool, time: Date?, into table: inout StreamMarketTable
     ) -> StreamFrame {
-        var symbol: JSONBytes.Value?
-        var updateID: JSONBytes.Value?
-        var bids: JSONBytes.Value?
-        var asks: JSONBytes.Value?
-        json.members(ofObjectAt: data.start) { start, end, value in
-            if json.matches(start, end, "s") { symbol = value }
-            else if json.matches(start, end, "u") { updateID = value }
-            else if json.matches(start, end, "b") { bids = value }
-            else if json.matches(start, end, "a") { asks = value }
-            return true
-        }
-        guard let symbol, symbol.kind == .string, let update = updateID.flatMap(json.integer), let bids, let asks
+        guard let symbol = data.s, symbol.kind == .string, let update = data.u.flatMap(json.integer), let bids = data.b, let asks = data.a
         else { return .dropped(.malformed) }
         guard let index = table.index(of: json.slice(symbol)) else { return .unwatched }
         let at = time ?? table.entries[index].exchangeTime ?? .distantPast
@@ -237,5 +227,37 @@ package struct BybitStream: ExchangeStreamProtocol {
             return false
         }
         return shapeOK
+    }
+
+    /// The members of a push's `data` object that its topics read (books: `s`, `u`, `b`, `a`; tickers:
+    /// `symbol`, `lastPrice`), gathered as the frame's one walk passes them.
+    private struct DataFields {
+        var s: JSONBytes.Value?
+        var u: JSONBytes.Value?
+        var b: JSONBytes.Value?
+        var a: JSONBytes.Value?
+        var symbol: JSONBytes.Value?
+        var lastPrice: JSONBytes.Value?
+
+        /// Reads the object at `index` (every value scanned, so malformed input ends the walk); the index
+        /// after it, or nil when malformed.
+        mutating func read(_ json: JSONBytes, objectAt index: Int) -> Int? {
+            json.walkMembers(ofObjectAt: index, depth: 1) { start, end, value in
+                switch end - start {
+                case 1:
+                    if json.matches(start, end, "s") { s = value }
+                    else if json.matches(start, end, "u") { u = value }
+                    else if json.matches(start, end, "b") { b = value }
+                    else if json.matches(start, end, "a") { a = value }
+                case 6:
+                    if json.matches(start, end, "symbol") { symbol = value }
+                case 9:
+                    if json.matches(start, end, "lastPrice") { lastPrice = value }
+                default:
+                    break
+                }
+                return .next
+            }
+        }
     }
 }
