@@ -69,29 +69,11 @@ extension GateStream {
 
     /// A `spot.order_book_update` result: applied, buffered for the snapshot, skipped, or a gap.
     func bookUpdate(
-        _ json: JSONBytes, _ result: JSONBytes.Value, frame: UnsafeRawBufferPointer, receivedAt: Date, into table: inout StreamMarketTable
+        _ json: JSONBytes, _ fields: ResultFields, frame: UnsafeRawBufferPointer, receivedAt: Date, into table: inout StreamMarketTable
     ) -> StreamFrame {
-        var pair: JSONBytes.Value?
-        var first: JSONBytes.Value?
-        var final: JSONBytes.Value?
-        var bids: JSONBytes.Value?
-        var asks: JSONBytes.Value?
-        var time: JSONBytes.Value?
-        json.members(ofObjectAt: result.start) { start, end, value in
-            guard end - start == 1 else { return true }
-            switch json.bytes[start] {
-            case UInt8(ascii: "s"): pair = value
-            case UInt8(ascii: "U"): first = value
-            case UInt8(ascii: "u"): final = value
-            case UInt8(ascii: "b"): bids = value
-            case UInt8(ascii: "a"): asks = value
-            case UInt8(ascii: "t"): time = value
-            default: break
-            }
-            return true
-        }
-        guard let pair, pair.kind == .string, let first = first.flatMap(json.integer), let final = final.flatMap(json.integer),
-              final >= first, let bids, let asks
+        let time = fields.t
+        guard let pair = fields.s, pair.kind == .string, let first = fields.U.flatMap(json.integer), let final = fields.u.flatMap(json.integer),
+              final >= first, let bids = fields.b, let asks = fields.a
         else { return .dropped(.malformed) }
         guard table.keepsBooks else { return .ignored }  // well-formed, but no book is kept (not subscribed)
         guard let index = table.index(of: json.slice(pair)) else { return .unwatched }
@@ -119,6 +101,46 @@ extension GateStream {
             }
             table.noteBookChange(index)
             return .data
+        }
+    }
+}
+
+/// The members of an update's `result` object that Gate's channels read (order book updates: `s`, `U`, `u`,
+/// `b`, `a`, `t`; book tickers: `s`, `b`, `a`, `t`, `u`; tickers: `currency_pair`, `last`), gathered as the
+/// frame's one walk passes them.
+struct ResultFields {
+    var s: JSONBytes.Value?
+    var U: JSONBytes.Value?
+    var u: JSONBytes.Value?
+    var b: JSONBytes.Value?
+    var a: JSONBytes.Value?
+    var t: JSONBytes.Value?
+    var currencyPair: JSONBytes.Value?
+    var last: JSONBytes.Value?
+
+    /// Reads the object at `index` (every value scanned: malformed input ends the walk); the index after it,
+    /// or nil when malformed.
+    mutating func read(_ json: JSONBytes, objectAt index: Int) -> Int? {
+        json.walkMembers(ofObjectAt: index, depth: 1) { start, end, value in
+            switch end - start {
+            case 1:
+                switch json.bytes[start] {
+                case UInt8(ascii: "s"): s = value
+                case UInt8(ascii: "U"): U = value
+                case UInt8(ascii: "u"): u = value
+                case UInt8(ascii: "b"): b = value
+                case UInt8(ascii: "a"): a = value
+                case UInt8(ascii: "t"): t = value
+                default: break
+                }
+            case 4:
+                if json.matches(start, end, "last") { last = value }
+            case 13:
+                if json.matches(start, end, "currency_pair") { currencyPair = value }
+            default:
+                break
+            }
+            return .next
         }
     }
 }

@@ -76,17 +76,30 @@ package struct GateStream: ExchangeStreamProtocol {
         var id: JSONBytes.Value?
         var seconds: JSONBytes.Value?
         var millis: JSONBytes.Value?
-        let whole = json.rootMembers { start, end, value in
-            if json.matches(start, end, "channel") { channel = value }
-            else if json.matches(start, end, "event") { event = value }
-            else if json.matches(start, end, "result") { result = value }
-            else if json.matches(start, end, "error") { error = value }
-            else if json.matches(start, end, "id") { id = value }
-            else if json.matches(start, end, "time") { seconds = value }
-            else if json.matches(start, end, "time_ms") { millis = value }
-            return true
+        var fields = ResultFields()
+        // One scan: the result object's members are read where the walk meets it, not skipped and read again.
+        guard let root = json.root, json.bytes[root] == UInt8(ascii: "{") else { return .dropped(.malformed) }
+        let end = json.walkMembers(ofObjectAt: root) { start, end, value in
+            switch end - start {
+            case 2:
+                if json.matches(start, end, "id") { id = value }
+            case 4:
+                if json.matches(start, end, "time") { seconds = value }
+            case 5:
+                if json.matches(start, end, "event") { event = value } else if json.matches(start, end, "error") { error = value }
+            case 6:
+                if json.matches(start, end, "result") {
+                    result = value
+                    if value.kind == .object { return .walked(fields.read(json, objectAt: value.start)) }
+                }
+            case 7:
+                if json.matches(start, end, "channel") { channel = value } else if json.matches(start, end, "time_ms") { millis = value }
+            default:
+                break
+            }
+            return .next
         }
-        guard whole else { return .dropped(.malformed) }
+        guard let end, json.skipSpace(end) == frame.count else { return .dropped(.malformed) }
         guard let channel, channel.kind == .string else { return .dropped(.unknownMessage) }
         if json.isString(channel, "spot.pong") { return .heartbeat }
         guard let event, event.kind == .string else { return .dropped(.unknownMessage) }
@@ -94,39 +107,27 @@ package struct GateStream: ExchangeStreamProtocol {
         guard json.isString(event, "update") else { return .ignored }
         guard let result, result.kind == .object else { return .dropped(.malformed) }
         if json.isString(channel, "spot.order_book_update") {
-            return bookUpdate(json, result, frame: frame, receivedAt: receivedAt, into: &table)
+            return bookUpdate(json, fields, frame: frame, receivedAt: receivedAt, into: &table)
         }
         if json.isString(channel, "spot.tickers") {
-            var pair: JSONBytes.Value?
-            var fields = StreamQuoteFields()
-            json.members(ofObjectAt: result.start) { start, end, value in
-                if json.matches(start, end, "currency_pair") { pair = value }
-                else if json.matches(start, end, "last") { fields.last = StreamQuoteFields.field(json, value) }
-                return true
-            }
-            guard let pair, pair.kind == .string else { return .dropped(.malformed) }
-            fields.exchangeTime = json.millis(millis) ?? seconds.flatMap(json.integer).flatMap { $0 > 0 ? Date(timeIntervalSince1970: Double($0)) : nil }
-            return table.apply(fields, market: json.slice(pair))
+            var quote = StreamQuoteFields()
+            if let last = fields.last { quote.last = StreamQuoteFields.field(json, last) }
+            guard let pair = fields.currencyPair, pair.kind == .string else { return .dropped(.malformed) }
+            quote.exchangeTime = json.millis(millis) ?? seconds.flatMap(json.integer).flatMap { $0 > 0 ? Date(timeIntervalSince1970: Double($0)) : nil }
+            return table.apply(quote, market: json.slice(pair))
         }
         if json.isString(channel, "spot.book_ticker") {
-            var pair: JSONBytes.Value?
-            var update: JSONBytes.Value?
-            var fields = StreamQuoteFields()
-            json.members(ofObjectAt: result.start) { start, end, value in
-                if json.matches(start, end, "s") { pair = value }
-                else if json.matches(start, end, "b") { fields.bid = StreamQuoteFields.field(json, value) }
-                else if json.matches(start, end, "a") { fields.ask = StreamQuoteFields.field(json, value) }
-                else if json.matches(start, end, "t") { fields.exchangeTime = json.millis(value) }
-                else if json.matches(start, end, "u") { update = value }
-                return true
-            }
-            guard let pair, pair.kind == .string else { return .dropped(.malformed) }
+            var quote = StreamQuoteFields()
+            if let bid = fields.b { quote.bid = StreamQuoteFields.field(json, bid) }
+            if let ask = fields.a { quote.ask = StreamQuoteFields.field(json, ask) }
+            if let time = fields.t { quote.exchangeTime = json.millis(time) }
+            guard let pair = fields.s, pair.kind == .string else { return .dropped(.malformed) }
             // `u`, the order book's update id, grows with every change of the book.
-            if let update {
+            if let update = fields.u {
                 guard let sequence = json.integer(update) else { return .dropped(.malformed) }
-                fields.sequence = sequence
+                quote.sequence = sequence
             }
-            return table.apply(fields, market: json.slice(pair))
+            return table.apply(quote, market: json.slice(pair))
         }
         return .ignored
     }
