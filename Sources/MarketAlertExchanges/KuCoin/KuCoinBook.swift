@@ -57,23 +57,11 @@ extension KuCoinStream {
 
     /// A `/market/level2` message: applied, buffered for the snapshot, skipped, or a gap.
     static func level2(
-        _ json: JSONBytes, data: JSONBytes.Value, frame: UnsafeRawBufferPointer, receivedAt: Date, into table: inout StreamMarketTable
+        _ json: JSONBytes, _ data: KuCoinStream.DataFields, frame: UnsafeRawBufferPointer, receivedAt: Date, into table: inout StreamMarketTable
     ) -> StreamFrame {
-        var symbol: JSONBytes.Value?
-        var first: JSONBytes.Value?
-        var final: JSONBytes.Value?
-        var changes: JSONBytes.Value?
-        var time: JSONBytes.Value?
-        json.members(ofObjectAt: data.start) { start, end, value in
-            if json.matches(start, end, "symbol") { symbol = value }
-            else if json.matches(start, end, "sequenceStart") { first = value }
-            else if json.matches(start, end, "sequenceEnd") { final = value }
-            else if json.matches(start, end, "changes") { changes = value }
-            else if json.matches(start, end, "time") { time = value }
-            return true
-        }
-        guard let symbol, symbol.kind == .string, let first = first.flatMap(json.integer), let final = final.flatMap(json.integer),
-              final >= first, let changes, changes.kind == .object
+        let time = data.time
+        guard let symbol = data.symbol, symbol.kind == .string, let first = data.sequenceStart.flatMap(json.integer),
+              let final = data.sequenceEnd.flatMap(json.integer), final >= first, let changes = data.changes, changes.kind == .object
         else { return .dropped(.malformed) }
         // A well-formed message on a stream that keeps no books (not subscribed) is of no interest.
         guard table.keepsBooks else { return .ignored }
@@ -92,12 +80,8 @@ extension KuCoinStream {
             return .data  // the book thrown away is handed on: the engine stops pricing with it
         case .apply:
             var usable = true
-            json.members(ofObjectAt: changes.start) { start, end, value in
-                let bid = json.matches(start, end, "bids")
-                guard bid || json.matches(start, end, "asks") else { return true }
-                usable = apply(json, value, bid: bid, after: held, index, into: &table)
-                return usable
-            }
+            if let bids = data.bids { usable = apply(json, bids, bid: true, after: held, index, into: &table) }
+            if usable, let asks = data.asks { usable = apply(json, asks, bid: false, after: held, index, into: &table) }
             guard usable else {
                 table.requestBookSnapshot(index, reason: .sequenceGap)
                 return .dropped(.malformed)

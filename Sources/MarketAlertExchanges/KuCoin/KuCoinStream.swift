@@ -119,21 +119,32 @@ package struct KuCoinStream: ExchangeStreamProtocol {
         var topic: JSONBytes.Value?
         var data: JSONBytes.Value?
         var code: JSONBytes.Value?
-        let whole = json.rootMembers { start, end, value in
-            if json.matches(start, end, "type") { type = value }
-            else if json.matches(start, end, "id") { id = value }
-            else if json.matches(start, end, "topic") { topic = value }
-            else if json.matches(start, end, "data") { data = value }
-            else if json.matches(start, end, "code") { code = value }
-            return true
+        var fields = DataFields()
+        // One scan: the data object's members (and its `changes`) are read where the walk meets them.
+        guard let root = json.root, json.bytes[root] == UInt8(ascii: "{") else { return .dropped(.malformed) }
+        let end = json.walkMembers(ofObjectAt: root) { start, end, value in
+            switch end - start {
+            case 2:
+                if json.matches(start, end, "id") { id = value }
+            case 4:
+                if json.matches(start, end, "data") {
+                    data = value
+                    if value.kind == .object { return .walked(fields.read(json, objectAt: value.start)) }
+                } else if json.matches(start, end, "type") { type = value } else if json.matches(start, end, "code") { code = value }
+            case 5:
+                if json.matches(start, end, "topic") { topic = value }
+            default:
+                break
+            }
+            return .next
         }
-        guard whole else { return .dropped(.malformed) }
+        guard let end, json.skipSpace(end) == frame.count else { return .dropped(.malformed) }
         guard let type, type.kind == .string else { return .dropped(.unknownMessage) }
         if json.isString(type, "message") {
             guard let topic, let data, data.kind == .object else { return .dropped(.malformed) }
-            if json.hasPrefix(topic, "/market/level2:") { return Self.level2(json, data: data, frame: frame, receivedAt: receivedAt, into: &table) }
+            if json.hasPrefix(topic, "/market/level2:") { return Self.level2(json, fields, frame: frame, receivedAt: receivedAt, into: &table) }
             guard json.hasPrefix(topic, "/market/ticker:") else { return .dropped(.malformed) }
-            return Self.ticker(json, topic: topic, data: data, bestLevels: !table.keepsBooks, into: &table)
+            return Self.ticker(json, topic: topic, fields, bestLevels: !table.keepsBooks, into: &table)
         }
         if json.isString(type, "pong") || json.isString(type, "welcome") { return .heartbeat }
         if json.isString(type, "ack") {
@@ -151,18 +162,14 @@ package struct KuCoinStream: ExchangeStreamProtocol {
 
     /// `bestLevels` false (books kept): the best bid and ask follow the book, the ticker brings the last price.
     private static func ticker(
-        _ json: JSONBytes, topic: JSONBytes.Value, data: JSONBytes.Value, bestLevels: Bool, into table: inout StreamMarketTable
+        _ json: JSONBytes, topic: JSONBytes.Value, _ data: DataFields, bestLevels: Bool, into table: inout StreamMarketTable
     ) -> StreamFrame {
         var fields = StreamQuoteFields()
-        var sequence: JSONBytes.Value?
-        json.members(ofObjectAt: data.start) { start, end, value in
-            if json.matches(start, end, "bestBid") { if bestLevels { fields.bid = StreamQuoteFields.field(json, value) } }
-            else if json.matches(start, end, "bestAsk") { if bestLevels { fields.ask = StreamQuoteFields.field(json, value) } }
-            else if json.matches(start, end, "price") { fields.last = StreamQuoteFields.field(json, value) }
-            else if json.matches(start, end, "time") { fields.exchangeTime = json.millis(value) }
-            else if json.matches(start, end, "sequence") { sequence = value }
-            return true
-        }
+        if bestLevels, let bid = data.bestBid { fields.bid = StreamQuoteFields.field(json, bid) }
+        if bestLevels, let ask = data.bestAsk { fields.ask = StreamQuoteFields.field(json, ask) }
+        if let price = data.price { fields.last = StreamQuoteFields.field(json, price) }
+        if let time = data.time { fields.exchangeTime = json.millis(time) }
+        let sequence = data.sequence
         // `sequence` grows with every change of the market's book and trades.
         if let sequence {
             guard let number = json.integer(sequence) else { return .dropped(.malformed) }
@@ -171,5 +178,58 @@ package struct KuCoinStream: ExchangeStreamProtocol {
         let prefix = 15  // "/market/ticker:"
         let symbol = UnsafeRawBufferPointer(rebasing: json.bytes[(topic.start + prefix)..<topic.end])
         return table.apply(fields, market: symbol)
+    }
+
+    /// The members of a message's `data` object that its topics read (level2: `symbol`, `sequenceStart`,
+    /// `sequenceEnd`, `time` and `changes` with its `bids` and `asks`; ticker: `bestBid`, `bestAsk`, `price`,
+    /// `time`, `sequence`), gathered as the frame's one walk passes them.
+    struct DataFields {
+        var symbol: JSONBytes.Value?
+        var sequenceStart: JSONBytes.Value?
+        var sequenceEnd: JSONBytes.Value?
+        var time: JSONBytes.Value?
+        var changes: JSONBytes.Value?
+        var bids: JSONBytes.Value?
+        var asks: JSONBytes.Value?
+        var bestBid: JSONBytes.Value?
+        var bestAsk: JSONBytes.Value?
+        var price: JSONBytes.Value?
+        var sequence: JSONBytes.Value?
+
+        /// Reads the object at `index` (every value scanned: malformed input ends the walk); the index after
+        /// it, or nil when malformed.
+        mutating func read(_ json: JSONBytes, objectAt index: Int) -> Int? {
+            json.walkMembers(ofObjectAt: index, depth: 1) { start, end, value in
+                switch end - start {
+                case 4:
+                    if json.matches(start, end, "time") { time = value }
+                case 5:
+                    if json.matches(start, end, "price") { price = value }
+                case 6:
+                    if json.matches(start, end, "symbol") { symbol = value }
+                case 7:
+                    if json.matches(start, end, "changes") {
+                        changes = value
+                        if value.kind == .object { return .walked(readChanges(json, objectAt: value.start)) }
+                    } else if json.matches(start, end, "bestBid") { bestBid = value } else if json.matches(start, end, "bestAsk") { bestAsk = value }
+                case 8:
+                    if json.matches(start, end, "sequence") { sequence = value }
+                case 11:
+                    if json.matches(start, end, "sequenceEnd") { sequenceEnd = value }
+                case 13:
+                    if json.matches(start, end, "sequenceStart") { sequenceStart = value }
+                default:
+                    break
+                }
+                return .next
+            }
+        }
+
+        private mutating func readChanges(_ json: JSONBytes, objectAt index: Int) -> Int? {
+            json.walkMembers(ofObjectAt: index, depth: 2) { start, end, value in
+                if json.matches(start, end, "bids") { bids = value } else if json.matches(start, end, "asks") { asks = value }
+                return .next
+            }
+        }
     }
 }
