@@ -388,11 +388,12 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
         let watched = markets.map { !held.contains($0) }
         let (stale, recovered) = freshness.check(now: now, lastData: lastData, watched: watched)
         let exchange = source.exchange
-        for index in stale {
-            FetchMetrics.rejectedQuotes(exchange, reason: "stale")
-            source.logger?.warning("stream: a market is quiet on the live stream; REST polls it until its data returns", metadata: [
-                "source": "\(exchange.rawValue)", "market": "\(markets[index])",
-                "stale_after": "\(StreamDurationText.describe(source.staleAfter))"])
+        for _ in stale { FetchMetrics.rejectedQuotes(exchange, reason: "stale") }
+        if !stale.isEmpty {
+            // One line per check, not one per market: a whole-market rule can find hundreds quiet at once.
+            source.logger?.warning("stream: markets are quiet on the live stream; REST polls them until their data returns", metadata: [
+                "source": "\(exchange.rawValue)", "markets": "\(stale.map { markets[$0] }.joined(separator: ","))",
+                "count": "\(stale.count)", "stale_after": "\(StreamDurationText.describe(source.staleAfter))"])
         }
         if !recovered.isEmpty {
             source.logger?.info("stream: quiet markets send again; REST leaves them", metadata: [

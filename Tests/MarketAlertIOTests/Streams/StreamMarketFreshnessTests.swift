@@ -50,6 +50,39 @@ import Testing
     }
 }
 
+extension StreamMarketFreshnessTests {
+    /// Markets found quiet at the same check are one warning naming them all (a whole-market rule can find
+    /// hundreds at once), not a line each.
+    @Test func quietMarketsFoundTogetherAreOneWarning() async throws {
+        let recorder = LogRecorder()
+        var logged = StreamCase.binance
+        logged.makeSource = { url, clock, counters, staleAfter in
+            WebSocketStreamSource(
+                protocol: BinanceStream(), url: url, staleAfter: staleAfter, clock: clock, counters: counters,
+                random: { 0.5 }, logger: recorder.logger(label: "stream-test"))
+        }
+        try await withStream(logged, staleAfter: .seconds(30)) { h in
+            try await h.waitLive()
+            let quiet: Set<MarketPair> = [
+                MarketPair(base: "NKN", quote: "USDT"), MarketPair(base: "LRC", quote: "BTC"), MarketPair(base: "BNB", quote: "BTC"),
+            ]
+            var u = 0
+            for _ in 0..<8 where !h.all.contains(.restOnly(quiet)) {
+                u += 1
+                h.server.push(Self.bnb(u))
+                try await h.settle()
+                try await h.advance(by: .seconds(5))
+            }
+            try await h.waitFor("the three quiet markets on REST") { $0.all.contains(.restOnly(quiet)) }
+            let warnings = recorder.all.filter { $0.level == .warning && $0.message.contains("quiet on the live stream") }
+            #expect(warnings.count == 1, "\(warnings.map(\.text))")
+            let named = Set((warnings.first?.metadata["markets"] ?? "").split(separator: ",").map(String.init))
+            #expect(named == ["NKNUSDT", "LRCBTC", "BNBBTC"], "\(warnings.map(\.text))")
+            #expect(warnings.first?.metadata["count"] == "3" && warnings.first?.metadata["source"] == "binance")
+        }
+    }
+}
+
 /// Issue #26 item 13 (streams): a server that floods control frames, or sends messages larger than the
 /// decoder takes, is closed (not kept "live" at a full core).
 @Suite struct StreamAbuseTests {
