@@ -81,8 +81,7 @@ package struct BybitStream: ExchangeStreamProtocol {
         var type: JSONBytes.Value?
         var fields = DataFields()
         // One scan: the data object's members are read where the walk meets it, not skipped and read again.
-        guard let root = json.root, json.bytes[root] == UInt8(ascii: "{") else { return .dropped(.malformed) }
-        let end = json.walkMembers(ofObjectAt: root) { start, end, value in
+        let whole = json.rootWalk { start, end, value in
             // By length first: one comparison per key, not one per name.
             switch end - start {
             case 2:
@@ -103,7 +102,7 @@ package struct BybitStream: ExchangeStreamProtocol {
             }
             return .next
         }
-        guard let end, json.skipSpace(end) == frame.count else { return .dropped(.malformed) }
+        guard whole else { return .dropped(.malformed) }
         if let op {
             if json.isString(op, "pong") || (json.isString(op, "ping") && success.flatMap(json.bool) == true) { return .heartbeat }
             guard json.isString(op, "subscribe") else { return .ignored }

@@ -78,8 +78,7 @@ package struct GateStream: ExchangeStreamProtocol {
         var millis: JSONBytes.Value?
         var fields = ResultFields()
         // One scan: the result object's members are read where the walk meets it, not skipped and read again.
-        guard let root = json.root, json.bytes[root] == UInt8(ascii: "{") else { return .dropped(.malformed) }
-        let end = json.walkMembers(ofObjectAt: root) { start, end, value in
+        let whole = json.rootWalk { start, end, value in
             switch end - start {
             case 2:
                 if json.matches(start, end, "id") { id = value }
@@ -99,7 +98,7 @@ package struct GateStream: ExchangeStreamProtocol {
             }
             return .next
         }
-        guard let end, json.skipSpace(end) == frame.count else { return .dropped(.malformed) }
+        guard whole else { return .dropped(.malformed) }
         guard let channel, channel.kind == .string else { return .dropped(.unknownMessage) }
         if json.isString(channel, "spot.pong") { return .heartbeat }
         guard let event, event.kind == .string else { return .dropped(.unknownMessage) }

@@ -121,8 +121,7 @@ package struct KuCoinStream: ExchangeStreamProtocol {
         var code: JSONBytes.Value?
         var fields = DataFields()
         // One scan: the data object's members (and its `changes`) are read where the walk meets them.
-        guard let root = json.root, json.bytes[root] == UInt8(ascii: "{") else { return .dropped(.malformed) }
-        let end = json.walkMembers(ofObjectAt: root) { start, end, value in
+        let whole = json.rootWalk { start, end, value in
             switch end - start {
             case 2:
                 if json.matches(start, end, "id") { id = value }
@@ -138,7 +137,7 @@ package struct KuCoinStream: ExchangeStreamProtocol {
             }
             return .next
         }
-        guard let end, json.skipSpace(end) == frame.count else { return .dropped(.malformed) }
+        guard whole else { return .dropped(.malformed) }
         guard let type, type.kind == .string else { return .dropped(.unknownMessage) }
         if json.isString(type, "message") {
             guard let topic, let data, data.kind == .object else { return .dropped(.malformed) }

@@ -104,4 +104,11 @@ extension JSONBytes {
         guard let root, bytes[root] == UInt8(ascii: "{"), let end = members(ofObjectAt: root, body) else { return false }
         return skipSpace(end) == bytes.count
     }
+
+    /// `rootMembers` for a decoder that walks some containers itself (`walkMembers`' `Step`: a nested object
+    /// read where the walk meets it). False when the frame is not exactly one well-formed JSON object.
+    package func rootWalk(_ body: (Int, Int, Value) -> Step) -> Bool {
+        guard let root, bytes[root] == UInt8(ascii: "{"), let end = walkMembers(ofObjectAt: root, body) else { return false }
+        return skipSpace(end) == bytes.count
+    }
 }

@@ -65,8 +65,6 @@ package enum UpbitStyleFrames {
 
     package static func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, time unit: TimeUnit) -> StreamFrame {
         let json = JSONBytes(frame)
-        // The walk below checks the whole frame as it reads it (one scan, not a check and then a read).
-        guard let root = json.root, json.bytes[root] == UInt8(ascii: "{") else { return .dropped(.malformed) }
         var type: JSONBytes.Value?
         var code: JSONBytes.Value?
         var trade: JSONBytes.Value?
@@ -75,7 +73,8 @@ package enum UpbitStyleFrames {
         var error: JSONBytes.Value?
         var status: JSONBytes.Value?
         var booked: (frame: StreamFrame, index: Int)?
-        let end = json.walkMembers(ofObjectAt: root) { start, end, value in
+        // The walk checks the whole frame as it reads it (one scan, not a check and then a read).
+        let whole = json.rootWalk { start, end, value in
             switch end - start {
             case 2:
                 if json.matches(start, end, "ty") { type = value }
@@ -103,7 +102,7 @@ package enum UpbitStyleFrames {
             booked = (frame, index)
             return .walked(unitsEnd)
         }
-        guard let end, json.skipSpace(end) == frame.count else {
+        guard whole else {
             // Malformed after its units: the book they set is not trusted until the next push.
             if let booked { table.invalidateBook(booked.index) }
             return .dropped(.malformed)

@@ -69,8 +69,10 @@ extension StreamMarketFreshnessTests {
             var u = 0
             for _ in 0..<8 where !h.all.contains(.restOnly(quiet)) {
                 u += 1
+                // Each BNBUSDT push taken before the clock moves (an event, not a pause), so only the others go quiet.
+                let before = h.quotes.filter { $0.market == "BNBUSDT" }.count
                 h.server.push(Self.bnb(u))
-                try await h.settle()
+                try await h.waitFor("BNBUSDT push \(u)") { h in h.quotes.filter { $0.market == "BNBUSDT" }.count > before }
                 try await h.advance(by: .seconds(5))
             }
             try await h.waitFor("the three quiet markets on REST") { $0.all.contains(.restOnly(quiet)) }
