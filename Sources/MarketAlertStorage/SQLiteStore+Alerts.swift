@@ -22,7 +22,7 @@ extension SQLiteStore: AlertStore {
         let at = now.timeIntervalSince1970
         let history = publication.history
         let pruneBefore = publication.pruneHistoryBefore
-        try await writer.write { db in
+        try await write { db in
             try Self.writeHistory(history, pruneBefore: pruneBefore, db)
             // Statements compiled once per connection (`cachedStatement`): a commit sits between a transition
             // and its notification, and compiling the upsert each time was a good part of it.
@@ -46,7 +46,7 @@ extension SQLiteStore: AlertStore {
 
     package func clearPending(eventIDs: [String]) async throws {
         guard !eventIDs.isEmpty else { return }
-        try await writer.write { db in
+        try await write { db in
             for id in eventIDs { try db.cachedStatement(sql: "DELETE FROM pending_event WHERE event_id = ?").execute(arguments: [id]) }
         }
     }

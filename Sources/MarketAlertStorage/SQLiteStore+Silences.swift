@@ -7,7 +7,7 @@ import MarketAlertKit
 extension SQLiteStore: SilenceStore {
     package func silences(now: Date) async throws -> [Silence] {
         let cutoff = now.timeIntervalSince1970 - Silence.retention
-        return try await writer.write { db in
+        return try await write { db in
             try db.execute(sql: "DELETE FROM silence WHERE ends_at < ?", arguments: [cutoff])
             let decoder = JSONDecoder()
             return try Row.fetchAll(db, sql: "SELECT * FROM silence ORDER BY created_at, id").compactMap { row -> Silence? in
@@ -25,7 +25,7 @@ extension SQLiteStore: SilenceStore {
 
     package func insertSilence(_ silence: Silence) async throws {
         let matchers = try JSONEncoder().encode(silence.matchers)
-        try await writer.write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     INSERT INTO silence (id, matchers, starts_at, ends_at, comment, created_by, created_at, end_handled_at)
@@ -40,7 +40,7 @@ extension SQLiteStore: SilenceStore {
 
     package func expireSilence(id: String, at now: Date) async throws -> Bool {
         let at = now.timeIntervalSince1970
-        return try await writer.write { db in
+        return try await write { db in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM silence WHERE id = ?", arguments: [id]) != nil else { return false }
             // Already ended: unchanged. Not started yet: it never starts (starts_at = ends_at = now).
             try db.execute(
@@ -52,7 +52,7 @@ extension SQLiteStore: SilenceStore {
 
     package func markSilenceEndsHandled(_ ids: [String], at now: Date) async throws {
         guard !ids.isEmpty else { return }
-        try await writer.write { db in
+        try await write { db in
             for id in ids {
                 try db.execute(
                     sql: "UPDATE silence SET end_handled_at = ? WHERE id = ? AND end_handled_at IS NULL",

@@ -23,7 +23,7 @@ extension SQLiteStore: WebhookQueueStore {
     /// Queues `entries` in one transaction, due at once (`next_attempt_at = now`).
     package func enqueueWebhookNotifications(_ entries: [WebhookOutboxEntry], at now: Date) async throws {
         guard !entries.isEmpty else { return }
-        try await writer.write { db in
+        try await write { db in
             // Compiled once per connection: every notification to a webhook passes here.
             for entry in entries {
                 try db.cachedStatement(
@@ -65,7 +65,7 @@ extension SQLiteStore: WebhookQueueStore {
 
     /// Records a failed attempt: the attempt count, when to try next and why it failed.
     package func recordWebhookFailure(seq: Int64, attempts: Int, nextAttemptAt: Date, error: String) async throws {
-        try await writer.write { db in
+        try await write { db in
             try db.execute(
                 sql: "UPDATE webhook_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE seq = ?",
                 arguments: [attempts, nextAttemptAt.timeIntervalSince1970, error, seq])
@@ -74,14 +74,14 @@ extension SQLiteStore: WebhookQueueStore {
 
     /// Removes a delivered or dropped notification.
     package func deleteWebhookNotification(seq: Int64) async throws {
-        try await writer.write { db in try db.cachedStatement(sql: "DELETE FROM webhook_outbox WHERE seq = ?").execute(arguments: [seq]) }
+        try await write { db in try db.cachedStatement(sql: "DELETE FROM webhook_outbox WHERE seq = ?").execute(arguments: [seq]) }
     }
 
     /// Deletes the expired notifications of webhooks that are no longer configured (configured webhooks drop
     /// their own, by their current max_age) and returns how many went, per webhook. Rows from before v2 have
     /// no `expires_at` and are treated as expiring 24 hours (the default max_age) after they were queued.
     package func purgeExpiredWebhookNotifications(exceptFor configured: Set<String>, now: Date) async throws -> [String: Int] {
-        try await writer.write { db in
+        try await write { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """

@@ -9,6 +9,8 @@ import MarketAlertKit
 package final class SQLiteStore: Sendable {
     package let writer: any DatabaseWriter
     package let path: String?
+    /// Checkpoints the WAL off the writer's queue (nil in memory and for a reader).
+    package let checkpointer: WALCheckpointer?
 
     /// Opens (creating if needed) `directory/state.sqlite` and migrates it.
     package init(directory: String) throws {
@@ -18,11 +20,13 @@ package final class SQLiteStore: Sendable {
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try WALCheckpointer.prepare(db)
         }
         let pool = try DatabasePool(path: path, configuration: configuration)  // DatabasePool uses WAL
         self.writer = pool
         self.path = path
         try Self.migrator.migrate(pool)
+        checkpointer = try WALCheckpointer(path: path)
     }
 
     /// An in-memory store for tests.
@@ -30,6 +34,7 @@ package final class SQLiteStore: Sendable {
         let queue = try DatabaseQueue()
         self.writer = queue
         self.path = nil
+        self.checkpointer = nil
         try Self.migrator.migrate(queue)
     }
 
@@ -37,6 +42,14 @@ package final class SQLiteStore: Sendable {
     package init(reader: any DatabaseWriter, path: String?) {
         self.writer = reader
         self.path = path
+        self.checkpointer = nil
+    }
+
+    /// Every write of the store: a transaction on the writer's queue, then the checkpointer told of the commit.
+    package func write<T: Sendable>(_ updates: @Sendable (Database) throws -> T) async throws -> T {
+        let result = try await writer.write(updates)
+        checkpointer?.committed()
+        return result
     }
 
     package static var migrator: DatabaseMigrator {
