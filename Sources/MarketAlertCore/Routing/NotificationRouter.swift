@@ -5,16 +5,17 @@ import Foundation
 /// the clock and calls `wake` at `nextWake`. stdout and the journal are not routed: they get everything, with
 /// `inhibited_by` set on an inhibited notification.
 ///
-/// State (in memory): the firing notifications that can inhibit, the firing targets they hold back (sent once
-/// when the last inhibitor resolves) and the firing notifications a `send_after_mute` route muted (sent once
-/// when the window ends, if still firing).
+/// State: the firing notifications that can inhibit, the firing targets they hold back (sent once when the
+/// last inhibitor resolves) and the firing notifications a `send_after_mute` route muted (sent once when the
+/// window ends, if still firing). The publisher keeps it in the store with the publication that changed it
+/// (`memory`, `restore`), so a restart or an HA takeover goes on inhibiting and holding as before.
 package struct NotificationRouter: Sendable {
     package private(set) var settings: RoutingSettings
-    private var inhibitors: [String: AlertEvent] = [:]
-    private var heldByInhibition: [String: AlertEvent] = [:]
-    private var heldByMute: [MutedKey: AlertEvent] = [:]
+    var inhibitors: [String: AlertEvent] = [:]
+    var heldByInhibition: [String: AlertEvent] = [:]
+    var heldByMute: [MutedKey: AlertEvent] = [:]
 
-    private struct MutedKey: Hashable, Sendable {
+    struct MutedKey: Hashable, Sendable {
         var key: String
         var route: Int
     }

@@ -23,12 +23,14 @@ extension AlertPublisher {
         ha = PublisherLeadership(epoch: nil, events: events)
     }
 
-    /// From here on this instance leads with `epoch`: first what the previous leader committed but did not
-    /// clear goes out again with its original ids. Called by the engine loop in its input order, before the
+    /// From here on this instance leads with `epoch`: first what the routes held is read back (the previous
+    /// leader's inhibitors and held notifications), then what it committed but did not clear goes out again
+    /// with its original ids. Called by the engine loop in its input order, before the
     /// takeover's own decisions.
     package func beginLeading(epoch: Int64) async {
         guard ha != nil else { return }
         ha?.epoch = epoch
+        await restoreRouting()
         await redeliverPending()
     }
 

@@ -57,6 +57,10 @@ package actor AlertPublisher {
     @discardableResult
     package func publish(_ publication: Publication) async -> Date? {
         guard !publication.isEmpty else { return nextSinkRetry }
+        var publication = publication
+        // Routed before the commit (a standby routes nothing), so what the router holds afterwards is committed
+        // with the publication that changed it.
+        let routed = ha == nil || ha?.epoch != nil ? route(publication.events, recordingIn: &publication) : []
         if let ha {
             // HA: a standby publishes nothing; a leader delivers only what a fenced commit saved.
             guard await commitLeading(publication, ha: ha) else { return nextSinkRetry }
@@ -68,8 +72,8 @@ package actor AlertPublisher {
         }
         await retryFailedSinks()
         var delivered: [String] = []
-        for original in publication.events {
-            let (event, routing) = route(original)
+        for (event, routing) in routed {
+            noteRouted(event, routing)
             logger.debug("notification", metadata: ["key": "\(event.key)", "status": "\(event.status)", "event_id": "\(event.id)"])
             let complete = await fanOut(event, to: sinks, routing: routing)
             if complete { delivered.append(event.id) }
@@ -127,6 +131,7 @@ package actor AlertPublisher {
         if !events.isEmpty { logger.notice("delivering \(events.count) notification(s) left pending by the previous run") }
         for original in events {
             let (event, routing) = route(original)
+            noteRouted(event, routing)
             if await fanOut(event, to: sinks, routing: routing) { delivered.append(event.id) }
         }
         await clear(delivered)

@@ -43,6 +43,8 @@ package final class DataPathService: Service, Sendable {
         let engine = AlertEngine(settings: settings, restored: restored.states, now: clock.now(), makeID: makeID)
         let publisher = AlertPublisher(store: store, sinks: sinks, clock: clock, logger: logger)
         await publisher.configureRouting(settings.routing)
+        // What the routes held before (HA: at the takeover), before anything is published.
+        if leadership == nil { await publisher.restoreRouting() }
         // HA: a standby until the lease keeper's takeover (`EngineInbox.takeover`).
         if let leadership { await publisher.enableHA(reportingTo: leadership) }
         await publisher.publish(restored.legacy)

@@ -53,4 +53,31 @@ struct HAPublisherTests {
         }
         #expect(failedEpoch == epoch && reason.contains("fenced"), "\(reason)")
     }
+
+    /// What the routes hold is in the shared store: a new leader takes it over with the lease. The inhibitor
+    /// the old leader routed still holds back the notification the new leader routes.
+    @Test func aNewLeaderTakesOverWhatTheRoutesHeld() async throws {
+        let (_, url) = try await SharedPostgres.database()
+        let store = try await PostgresStoreTests.open(url)
+        defer { Task { await store.shutdown() } }
+        let routing = RoutingSettings(inhibit: [InhibitRule(source: NotificationMatch(kind: .source), target: NotificationMatch(kind: .fx))])
+        let epoch = try await PostgresStoreTests.lead(store)
+
+        let old = AlertPublisher(store: store, sinks: [RecordingSink()], clock: SystemClock(), logger: Logger(label: "test"))
+        await old.configureRouting(routing)
+        await old.enableHA(reportingTo: LeadershipEvents())
+        await old.beginLeading(epoch: epoch)
+        await old.publish(Publication(events: [SampleEvents.source(id: "inhibitor")]))
+        await old.stopLeading()
+
+        let sink = RecordingSink()
+        let successor = AlertPublisher(store: store, sinks: [sink], clock: SystemClock(), logger: Logger(label: "test"))
+        await successor.configureRouting(routing)
+        await successor.enableHA(reportingTo: LeadershipEvents())
+        await successor.publish(Publication(events: [SampleEvents.fx(id: "as-standby")]))  // a standby routes nothing
+        await successor.beginLeading(epoch: epoch)
+        await successor.publish(Publication(events: [SampleEvents.fx(id: "target")]))
+        #expect(sink.events.map(\.id) == ["target"])
+        #expect(sink.events.first?.inhibitedBy == ["source/binance"])
+    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MarketAlertCore
 import MarketAlertDelivery
+import MarketAlertStorage
 import MarketAlertTestSupport
 import Synchronization
 import Testing
@@ -84,5 +85,98 @@ import Testing
         await publisher.publish(Publication(events: [event("source/dunamu", status: "resolved", source: "dunamu")]))
         #expect(outbox.log.map(\.key) == ["source/dunamu", "fx/USD-KRW", "source/dunamu", "fx/USD-KRW"])
         #expect(outbox.log.last?.targets == nil, "released to every target by kind (no routes)")
+    }
+
+    // MARK: A restart keeps what the routes held
+
+    private func temporaryStore() throws -> (SQLiteStore, String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("routing-\(UUID().uuidString)").path
+        return (try SQLiteStore(directory: directory), directory)
+    }
+
+    @Test func anInhibitorStillFiringAtARestartStillInhibits() async throws {
+        let (store, directory) = try temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = ManualClock(now: Date(timeIntervalSince1970: 1_790_000_000))
+        let routing = RoutingSettings(inhibit: [InhibitRule(source: NotificationMatch(kind: .source), target: NotificationMatch(kind: .fx))])
+        do {
+            let publisher = AlertPublisher(store: store, sinks: [RecordingOutbox()], clock: clock, logger: Logger(label: "test"))
+            await publisher.configureRouting(routing)
+            await publisher.restoreRouting()
+            await publisher.publish(Publication(events: [event("source/dunamu", source: "dunamu")]))
+        }
+        // The next run, on the same store: the source alert is still firing (its state says so; no new
+        // notification), and an FX alert now fires.
+        let reopened = try SQLiteStore(directory: directory)
+        let outbox = RecordingOutbox()
+        let stdout = RecordingStdout()
+        let publisher = AlertPublisher(store: reopened, sinks: [stdout, outbox], clock: clock, logger: Logger(label: "test"))
+        await publisher.configureRouting(routing)
+        await publisher.restoreRouting()
+        await publisher.publish(Publication(events: [event("fx/USD-KRW")]))
+        #expect(stdout.events.map(\.inhibitedBy) == [["source/dunamu"]])
+        #expect(outbox.log.map(\.targets) == [[]], "inhibited: no target")
+        // Its resolution, in this run, releases the held FX alert.
+        await publisher.publish(Publication(events: [event("source/dunamu", status: "resolved", source: "dunamu")]))
+        #expect(outbox.log.map(\.key) == ["fx/USD-KRW", "source/dunamu", "fx/USD-KRW"])
+        #expect(outbox.log.last?.targets == nil)
+    }
+
+    @Test func aMutedAlertHeldAtARestartIsSentWhenItsWindowEnds() async throws {
+        let (store, directory) = try temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let start = try #require(ISO8601DateFormatter().date(from: "2026-11-26T08:30:00Z"))
+        let clock = ManualClock(now: start)
+        let window = TimeWindow(name: "morning", entries: [TimeWindowEntry(times: [ClockRange(start: 8 * 60, end: 9 * 60)])])
+        let routing = RoutingSettings(
+            routes: [Route(match: NotificationMatch(key: "fx/*"), sinks: ["phone"], muteTimeIntervals: ["morning"], sendAfterMute: true)],
+            timeIntervals: ["morning": window])
+        do {
+            let outbox = RecordingOutbox()
+            let publisher = AlertPublisher(store: store, sinks: [outbox], clock: clock, logger: Logger(label: "test"))
+            await publisher.configureRouting(routing)
+            await publisher.restoreRouting()
+            await publisher.publish(Publication(events: [event("fx/USD-KRW")]))
+            #expect(outbox.log.map(\.targets) == [[]], "muted")
+        }
+        let stored = try await store.loadStates(kind: NotificationRouter.memoryKind)
+        #expect(stored.keys.sorted() == [NotificationRouter.memoryKey])
+
+        // Restarted during the window: the held alert waits for its end, then goes out once.
+        await clock.advance(to: start.addingTimeInterval(60 * 10))
+        let outbox = RecordingOutbox()
+        let publisher = AlertPublisher(store: try SQLiteStore(directory: directory), sinks: [outbox], clock: clock, logger: Logger(label: "test"))
+        await publisher.configureRouting(routing)
+        await publisher.restoreRouting()
+        #expect(await publisher.nextSinkRetry == start.addingTimeInterval(60 * 11))
+        await clock.advance(to: start.addingTimeInterval(60 * 30))  // 09:00
+        #expect(await publisher.retrySinks() == nil)
+        #expect(outbox.log.map(\.key) == ["fx/USD-KRW"])
+        #expect(outbox.log.first?.targets == ["phone"])
+
+        // Sent, and the store says so: a third run holds nothing.
+        let third = AlertPublisher(store: try SQLiteStore(directory: directory), sinks: [RecordingOutbox()], clock: clock, logger: Logger(label: "test"))
+        await third.configureRouting(routing)
+        await third.restoreRouting()
+        #expect(await third.nextSinkRetry == nil)
+    }
+
+    @Test func aRouteRemovedBetweenRunsHoldsNothingOfItsOwn() async throws {
+        let (store, directory) = try temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let start = try #require(ISO8601DateFormatter().date(from: "2026-11-26T08:30:00Z"))
+        let clock = ManualClock(now: start)
+        let window = TimeWindow(name: "morning", entries: [TimeWindowEntry(times: [ClockRange(start: 8 * 60, end: 9 * 60)])])
+        let muted = Route(match: NotificationMatch(key: "fx/*"), sinks: ["phone"], muteTimeIntervals: ["morning"], sendAfterMute: true)
+        let publisher = AlertPublisher(store: store, sinks: [RecordingOutbox()], clock: clock, logger: Logger(label: "test"))
+        await publisher.configureRouting(RoutingSettings(routes: [muted], timeIntervals: ["morning": window]))
+        await publisher.publish(Publication(events: [event("fx/USD-KRW")]))
+
+        var changed = muted
+        changed.sendAfterMute = false
+        let next = AlertPublisher(store: store, sinks: [RecordingOutbox()], clock: clock, logger: Logger(label: "test"))
+        await next.configureRouting(RoutingSettings(routes: [changed], timeIntervals: ["morning": window]))
+        await next.restoreRouting()
+        #expect(await next.nextSinkRetry == nil, "the route no longer sends after its mute")
     }
 }

@@ -143,4 +143,52 @@ struct RoutingIntegrationTests {
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
     }
+
+    /// What the routes hold outlives the process: a source alert still firing when the daemon restarts
+    /// (restored as firing, so not notified again) still holds back the premiums it inhibits.
+    @Test func anInhibitionOutlivesARestart() async throws {
+        let apis = try await MockMarketAPIs()
+        let chat = MockWebhookReceiver(on: apis.server, path: "/chat", answer: .status(200))
+        let harness = try DaemonHarness(apis: apis)
+        defer { harness.cleanUp() }
+        apis.set("binance", "BTC", "100000.00")
+        apis.set("bybit", "BTC", "100000.00")
+        apis.set("upbit", "BTC", "140000000")
+        let routing = """
+            routes:
+              - match: {}
+                sinks: [chat]
+            inhibit:
+              - source: { kind: source }
+                target: { kind: premium }
+            """
+        try harness.writeConfig(harness.standardConfig(webhooks: Self.webhooks([("chat", chat, "[premium, source]")]), extra: routing))
+        do {
+            let daemon = try harness.start()
+            defer { daemon.terminate() }
+            try await daemon.waitUntilRunning()
+            try await daemon.waitUntil("every source answered") { daemon.stderrLines.contains { $0.contains("every source has answered") } }
+            apis.override("upbit", with: .status(500))
+            let down = try await daemon.waitForEvent("upbit down") { $0.key == "source/upbit" && $0.status == "firing" }
+            try await daemon.waitUntil("the source alert delivered", timeout: .seconds(10)) { chat.acceptedIDs.contains(down.id) }
+            daemon.signal(SIGTERM)
+            #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+        }
+
+        // The next run: upbit still fails; bybit now trades 0.12% over binance.
+        apis.set("bybit", "BTC", "100120.00")
+        let daemon = try harness.start()
+        defer { daemon.terminate() }
+        try await daemon.waitUntilRunning()
+        let held = try await daemon.waitForEvent("inhibited premium") { $0.key == "premium/global/BTC" && $0.status == "firing" }
+        #expect(held.inhibitedBy == ["source/upbit"])
+        #expect(!daemon.stdoutLines.contains { $0.contains(#""key":"source/upbit""#) }, "the source alert was notified again")
+        apis.override("upbit", with: nil)
+        let up = try await daemon.waitForEvent("upbit up") { $0.key == "source/upbit" && $0.status == "resolved" }
+        try await daemon.waitUntil("the released premium", timeout: .seconds(10)) { chat.acceptedIDs.contains(held.id) }
+        #expect(chat.deliveries.filter { $0.webhookID == held.id }.count == 1, "released once")
+        #expect(chat.acceptedIDs.contains(up.id))
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+    }
 }
