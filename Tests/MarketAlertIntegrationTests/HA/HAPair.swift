@@ -14,7 +14,8 @@ struct HAPair {
 
     static let lease = 2.0
 
-    init() async throws {
+    /// `sinks`: more durable sinks under the webhooks' key (e.g. an `email:` list, indented as `standardConfig` has it).
+    init(sinks: String = "") async throws {
         apis = try await MockMarketAPIs()
         receiver = MockWebhookReceiver(on: apis.server, answer: .status(200))
         postgres = try await PostgresTestServer()
@@ -25,7 +26,7 @@ struct HAPair {
         apis.set("binance", "BTC", "100000.00")
         apis.set("bybit", "BTC", "100000.00")
         apis.set("upbit", "BTC", "140000000")
-        let webhooks = #"[{ name: hook, url: "\#(receiver.url)", format: json, timeout: 2s }]"#
+        let webhooks = #"[{ name: hook, url: "\#(receiver.url)", format: json, timeout: 2s }]"# + sinks
         for (harness, name) in [(a, "a"), (b, "b")] {
             try harness.writeConfig(harness.standardConfig(
                 webhooks: webhooks, extra: "ha: { lease: 2s, instance: \(name) }\nhttp: { listen: \"127.0.0.1:0\" }"))
