@@ -32,14 +32,7 @@ extension StreamDriver {
         guard !remaining.isEmpty else {
             paused = true
             let wait = retry.nextDeadline.map { StreamDurationText.describe(.seconds(max(0, $0.timeIntervalSince(now).rounded()))) } ?? "a while"
-            let down = "exchange error: \(reason); every watched market was refused, the stream asks again in \(wait) (REST keeps them)"
-            source.counters.update {
-                $0.downs += 1
-                $0.lastDownReason = down
-            }
-            source.logger?.warning("stream down", metadata: withConnection(["source": "\(exchange)", "reason": "\(down)"]))
-            freshness.down()
-            emit(.down(reason: down))
+            goDown("exchange error: \(reason); every watched market was refused, the stream asks again in \(wait) (REST keeps them)", emit: emit)
             return .pause
         }
         subscription = source.protocolDescription.subscription(for: remaining)

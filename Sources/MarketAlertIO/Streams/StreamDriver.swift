@@ -184,14 +184,20 @@ struct StreamDriver<P: ExchangeStreamProtocol> {
             freshness.live(now: source.clock.now())
             emit(.live)
         case .down(let reason):
-            source.counters.update {
-                $0.downs += 1
-                $0.lastDownReason = reason
-            }
-            source.logger?.warning("stream down", metadata: withConnection(["source": "\(exchange)", "reason": "\(reason)"]))
-            freshness.down()
-            emit(.down(reason: reason))
+            goDown(reason, emit: emit)
         }
+    }
+
+    /// The stream is down (the machine said so, or every market was refused): counted, logged, freshness
+    /// stopped, the consumer told.
+    mutating func goDown(_ reason: String, emit: Emit) {
+        source.counters.update {
+            $0.downs += 1
+            $0.lastDownReason = reason
+        }
+        source.logger?.warning("stream down", metadata: withConnection(["source": "\(source.exchange.rawValue)", "reason": "\(reason)"]))
+        freshness.down()
+        emit(.down(reason: reason))
     }
 
     /// Turns a connection's report into a machine event (decoding messages on the way).
