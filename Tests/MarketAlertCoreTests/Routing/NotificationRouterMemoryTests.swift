@@ -24,12 +24,17 @@ import Testing
             inhibit: [InhibitRule(source: NotificationMatch(kind: .source), target: NotificationMatch(kind: .fx))])
     }
 
-    @Test func aRouterHoldingEachKindRoundTripsThroughItsRecord() throws {
+    /// A router holding one of each: an inhibitor (the source), the FX alert it holds back, a muted listing.
+    private func heldRouter() -> NotificationRouter {
         var router = NotificationRouter(settings: settings)
         _ = router.route(event("source/dunamu", kind: .source), at: t0)
         _ = router.route(event("fx/USD-KRW", kind: .fx), at: t0)
         _ = router.route(event("listing/upbit/NEW", kind: .listing), at: t0)
-        let memory = router.memory
+        return router
+    }
+
+    @Test func aRouterHoldingEachKindRoundTripsThroughItsRecord() throws {
+        let memory = heldRouter().memory
         #expect(memory.inhibitors.map(\.key) == ["source/dunamu"])
         #expect(memory.heldByInhibition.map(\.key) == ["fx/USD-KRW"])
         #expect(memory.heldByMute.map(\.event.key) == ["listing/upbit/NEW"])
@@ -47,11 +52,7 @@ import Testing
     }
 
     @Test func aRestoreDropsWhatTheNewSettingsNoLongerCallFor() throws {
-        var router = NotificationRouter(settings: settings)
-        _ = router.route(event("source/dunamu", kind: .source), at: t0)
-        _ = router.route(event("fx/USD-KRW", kind: .fx), at: t0)
-        _ = router.route(event("listing/upbit/NEW", kind: .listing), at: t0)
-        let memory = router.memory
+        let memory = heldRouter().memory
 
         var plain = RoutingSettings(routes: [Route(match: NotificationMatch(), sinks: ["ops"])])
         plain.timeIntervals = settings.timeIntervals

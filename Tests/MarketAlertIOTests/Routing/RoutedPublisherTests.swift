@@ -89,6 +89,14 @@ import Testing
 
     // MARK: A restart keeps what the routes held
 
+    /// A run's publisher as the daemon starts it: routing configured, then what the last run's routes held read back.
+    private func restarted(store: SQLiteStore, sinks: [any AlertSink], clock: ManualClock, routing: RoutingSettings) async -> AlertPublisher {
+        let publisher = AlertPublisher(store: store, sinks: sinks, clock: clock, logger: Logger(label: "test"))
+        await publisher.configureRouting(routing)
+        await publisher.restoreRouting()
+        return publisher
+    }
+
     private func temporaryStore() throws -> (SQLiteStore, String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("routing-\(UUID().uuidString)").path
         return (try SQLiteStore(directory: directory), directory)
@@ -100,9 +108,7 @@ import Testing
         let clock = ManualClock(now: Date(timeIntervalSince1970: 1_790_000_000))
         let routing = RoutingSettings(inhibit: [InhibitRule(source: NotificationMatch(kind: .source), target: NotificationMatch(kind: .fx))])
         do {
-            let publisher = AlertPublisher(store: store, sinks: [RecordingOutbox()], clock: clock, logger: Logger(label: "test"))
-            await publisher.configureRouting(routing)
-            await publisher.restoreRouting()
+            let publisher = await restarted(store: store, sinks: [RecordingOutbox()], clock: clock, routing: routing)
             await publisher.publish(Publication(events: [event("source/dunamu", source: "dunamu")]))
         }
         // The next run, on the same store: the source alert is still firing (its state says so; no new
@@ -110,9 +116,7 @@ import Testing
         let reopened = try SQLiteStore(directory: directory)
         let outbox = RecordingOutbox()
         let stdout = RecordingStdout()
-        let publisher = AlertPublisher(store: reopened, sinks: [stdout, outbox], clock: clock, logger: Logger(label: "test"))
-        await publisher.configureRouting(routing)
-        await publisher.restoreRouting()
+        let publisher = await restarted(store: reopened, sinks: [stdout, outbox], clock: clock, routing: routing)
         await publisher.publish(Publication(events: [event("fx/USD-KRW")]))
         #expect(stdout.events.map(\.inhibitedBy) == [["source/dunamu"]])
         #expect(outbox.log.map(\.targets) == [[]], "inhibited: no target")
@@ -133,9 +137,7 @@ import Testing
             timeIntervals: ["morning": window])
         do {
             let outbox = RecordingOutbox()
-            let publisher = AlertPublisher(store: store, sinks: [outbox], clock: clock, logger: Logger(label: "test"))
-            await publisher.configureRouting(routing)
-            await publisher.restoreRouting()
+            let publisher = await restarted(store: store, sinks: [outbox], clock: clock, routing: routing)
             await publisher.publish(Publication(events: [event("fx/USD-KRW")]))
             #expect(outbox.log.map(\.targets) == [[]], "muted")
         }
@@ -145,9 +147,7 @@ import Testing
         // Restarted during the window: the held alert waits for its end, then goes out once.
         await clock.advance(to: start.addingTimeInterval(60 * 10))
         let outbox = RecordingOutbox()
-        let publisher = AlertPublisher(store: try SQLiteStore(directory: directory), sinks: [outbox], clock: clock, logger: Logger(label: "test"))
-        await publisher.configureRouting(routing)
-        await publisher.restoreRouting()
+        let publisher = try await restarted(store: SQLiteStore(directory: directory), sinks: [outbox], clock: clock, routing: routing)
         #expect(await publisher.nextSinkRetry == start.addingTimeInterval(60 * 11))
         await clock.advance(to: start.addingTimeInterval(60 * 30))  // 09:00
         #expect(await publisher.retrySinks() == nil)
@@ -155,9 +155,7 @@ import Testing
         #expect(outbox.log.first?.targets == ["phone"])
 
         // Sent, and the store says so: a third run holds nothing.
-        let third = AlertPublisher(store: try SQLiteStore(directory: directory), sinks: [RecordingOutbox()], clock: clock, logger: Logger(label: "test"))
-        await third.configureRouting(routing)
-        await third.restoreRouting()
+        let third = try await restarted(store: SQLiteStore(directory: directory), sinks: [RecordingOutbox()], clock: clock, routing: routing)
         #expect(await third.nextSinkRetry == nil)
     }
 
@@ -174,9 +172,7 @@ import Testing
 
         var changed = muted
         changed.sendAfterMute = false
-        let next = AlertPublisher(store: store, sinks: [RecordingOutbox()], clock: clock, logger: Logger(label: "test"))
-        await next.configureRouting(RoutingSettings(routes: [changed], timeIntervals: ["morning": window]))
-        await next.restoreRouting()
+        let next = await restarted(store: store, sinks: [RecordingOutbox()], clock: clock, routing: RoutingSettings(routes: [changed], timeIntervals: ["morning": window]))
         #expect(await next.nextSinkRetry == nil, "the route no longer sends after its mute")
     }
 }

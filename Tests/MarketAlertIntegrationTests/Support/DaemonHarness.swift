@@ -96,15 +96,16 @@ struct DaemonHarness {
     }
 
     /// The usual start of a premium test: BTC quoted at `btc` on the three mock exchanges, the standard config
-    /// (with `webhooks`, see `standardConfig`), the daemon started with `environment` and running. A daemon
-    /// that does not come up is terminated before the error is thrown; the caller terminates a running one.
+    /// (with `webhooks` and `extra`, see `standardConfig`), the daemon started with `environment` and running. A
+    /// daemon that does not come up is terminated before the error is thrown; the caller terminates a running one.
     func startStandard(
-        btc: (binance: String, bybit: String, upbit: String), webhooks: String? = nil, environment: [String: String] = [:]
+        btc: (binance: String, bybit: String, upbit: String), webhooks: String? = nil, extra: String = "",
+        environment: [String: String] = [:]
     ) async throws -> DaemonProcess {
         apis.set("binance", "BTC", btc.binance)
         apis.set("bybit", "BTC", btc.bybit)
         apis.set("upbit", "BTC", btc.upbit)
-        try writeConfig(standardConfig(webhooks: webhooks))
+        try writeConfig(standardConfig(webhooks: webhooks, extra: extra))
         let daemon = try start(environment: environment)
         do {
             try await daemon.waitUntilRunning()

@@ -99,27 +99,35 @@ struct RoutingIntegrationTests {
         #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
     }
 
+    /// Every notification routed to the `chat` receiver, premiums inhibited by any firing source alert
+    /// (`equal: [exchange]`: only by a source on either side of the premium).
+    static func inhibitingRouting(equalExchange: Bool) -> String {
+        """
+        routes:
+          - match: {}
+            sinks: [chat]
+        inhibit:
+          - source: { kind: source }
+            target: { kind: premium }
+        """ + (equalExchange ? "\n    equal: [exchange]" : "")
+    }
+
+    /// BTC at 100,000 USD everywhere, the standard config with `inhibitingRouting` and a `chat` receiver.
+    static func startInhibiting(
+        _ harness: DaemonHarness, chat: MockWebhookReceiver, equalExchange: Bool
+    ) async throws -> DaemonProcess {
+        try await harness.startStandard(
+            btc: ("100000.00", "100000.00", "140000000"), webhooks: webhooks([("chat", chat, "[premium, source]")]),
+            extra: inhibitingRouting(equalExchange: equalExchange))
+    }
+
     @Test func aFailingExchangeInhibitsItsPremiumsUntilItRecovers() async throws {
         let apis = try await MockMarketAPIs()
         let chat = MockWebhookReceiver(on: apis.server, path: "/chat", answer: .status(200))
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
-        apis.set("binance", "BTC", "100000.00")
-        apis.set("bybit", "BTC", "100000.00")
-        apis.set("upbit", "BTC", "140000000")
-        let routing = """
-            routes:
-              - match: {}
-                sinks: [chat]
-            inhibit:
-              - source: { kind: source }
-                target: { kind: premium }
-                equal: [exchange]
-            """
-        try harness.writeConfig(harness.standardConfig(webhooks: Self.webhooks([("chat", chat, "[premium, source]")]), extra: routing))
-        let daemon = try harness.start()
+        let daemon = try await Self.startInhibiting(harness, chat: chat, equalExchange: true)
         defer { daemon.terminate() }
-        try await daemon.waitUntilRunning()
 
         try await daemon.waitUntil("every source answered") { daemon.stderrLines.contains { $0.contains("every source has answered") } }
         apis.override("binance", with: .status(500))  // binance fails: source/binance fires after 2 failures
@@ -151,22 +159,9 @@ struct RoutingIntegrationTests {
         let chat = MockWebhookReceiver(on: apis.server, path: "/chat", answer: .status(200))
         let harness = try DaemonHarness(apis: apis)
         defer { harness.cleanUp() }
-        apis.set("binance", "BTC", "100000.00")
-        apis.set("bybit", "BTC", "100000.00")
-        apis.set("upbit", "BTC", "140000000")
-        let routing = """
-            routes:
-              - match: {}
-                sinks: [chat]
-            inhibit:
-              - source: { kind: source }
-                target: { kind: premium }
-            """
-        try harness.writeConfig(harness.standardConfig(webhooks: Self.webhooks([("chat", chat, "[premium, source]")]), extra: routing))
         do {
-            let daemon = try harness.start()
+            let daemon = try await Self.startInhibiting(harness, chat: chat, equalExchange: false)
             defer { daemon.terminate() }
-            try await daemon.waitUntilRunning()
             try await daemon.waitUntil("every source answered") { daemon.stderrLines.contains { $0.contains("every source has answered") } }
             apis.override("upbit", with: .status(500))
             let down = try await daemon.waitForEvent("upbit down") { $0.key == "source/upbit" && $0.status == "firing" }

@@ -4,18 +4,11 @@ import MarketAlertIO
 import MarketAlertTestSupport
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Email under HA: the one outbox holds email as it holds webhooks, in the shared database and fenced by the
 /// lease. An email the leader could not send (the server refused it for now) is sent by the instance that
-/// takes over, once, with its original Message-ID; a standby sends none.
-@Suite(
-    .serialized,
-    .enabled(if: DaemonProcess.binaryExists, "needs the built marketalertd binary (swift build)"),
-    .enabled(if: PostgresTestServer.isAvailable, "needs PostgreSQL (apt-get install postgresql; scripts/test does)"))
-struct HAEmailIntegrationTests {
+/// takes over, once, with its original Message-ID; a standby sends none. In the failover suite: one PostgreSQL
+/// pair at a time.
+extension HAFailoverIntegrationTests {
     @Test func anEmailLeftQueuedByAKilledLeaderIsSentOnceByTheNext() async throws {
         let smtp = try await SMTPTestServer.start()
         defer { smtp.stop() }
