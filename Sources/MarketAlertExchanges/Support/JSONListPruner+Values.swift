@@ -1,0 +1,148 @@
+import Foundation
+
+/// The pruner's strict reading of single values: any value skipped whole without recursion, strings,
+/// numbers and literals, each validated as JSON says.
+extension JSONListPruner.Scanner {
+    /// Skips one complete value of any kind, validating it, without recursion.
+    mutating func skipValue() throws(SyntaxError) {
+        var stack: [Bool] = []  // true = object, false = array
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { throw truncated() }
+            var completed = true
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                index += 1
+                skipWhitespace()
+                if peek() == UInt8(ascii: "}") {
+                    index += 1
+                } else {
+                    guard stack.count < Self.maxDepth else { throw unexpected("nesting too deep") }
+                    stack.append(true)
+                    skipWhitespace()
+                    _ = try scanString()
+                    try expectColon()
+                    completed = false
+                }
+            case UInt8(ascii: "["):
+                index += 1
+                skipWhitespace()
+                if peek() == UInt8(ascii: "]") {
+                    index += 1
+                } else {
+                    guard stack.count < Self.maxDepth else { throw unexpected("nesting too deep") }
+                    stack.append(false)
+                    completed = false
+                }
+            case UInt8(ascii: "\""):
+                _ = try scanString()
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                try scanNumber()
+            case UInt8(ascii: "t"):
+                try scanLiteral("true")
+            case UInt8(ascii: "f"):
+                try scanLiteral("false")
+            case UInt8(ascii: "n"):
+                try scanLiteral("null")
+            default:
+                throw unexpected(index == 0 ? "not JSON" : "unexpected character")
+            }
+            guard completed else { continue }
+            // A value is complete: close containers until one continues with another member or element.
+            while let isObject = stack.last {
+                skipWhitespace()
+                guard index < bytes.count else { throw truncated() }
+                let byte = bytes[index]
+                if byte == UInt8(ascii: ",") {
+                    index += 1
+                    if isObject {
+                        skipWhitespace()
+                        _ = try scanString()
+                        try expectColon()
+                    }
+                    break
+                }
+                if byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    index += 1
+                    stack.removeLast()
+                    continue
+                }
+                throw unexpected(isObject ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
+            }
+            if stack.isEmpty { return }
+        }
+    }
+
+    /// Scans a string at `index` (which must be `"`); returns the byte range between the quotes.
+    mutating func scanString() throws(SyntaxError) -> (content: Range<Int>, escaped: Bool) {
+        guard index < bytes.count else { throw truncated() }
+        guard bytes[index] == UInt8(ascii: "\"") else { throw unexpected("expected a string") }
+        index += 1
+        let start = index
+        var escaped = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return (start..<(index - 1), escaped)
+            }
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
+                index += 1
+                guard index < bytes.count else { throw truncated() }
+                switch bytes[index] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                     UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    index += 1
+                case UInt8(ascii: "u"):
+                    index += 1
+                    for _ in 0..<4 {
+                        guard index < bytes.count else { throw truncated() }
+                        guard isHexDigit(bytes[index]) else { throw unexpected("bad \\u escape") }
+                        index += 1
+                    }
+                default:
+                    throw unexpected("bad escape in a string")
+                }
+                continue
+            }
+            if byte < 0x20 { throw unexpected("control character in a string") }
+            index += 1
+        }
+        throw truncated()
+    }
+
+    mutating func scanNumber() throws(SyntaxError) {
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count else { throw truncated() }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else if isDigit(bytes[index]) {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        } else {
+            throw unexpected("bad number")
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count else { throw truncated() }
+            guard isDigit(bytes[index]) else { throw unexpected("bad number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count else { throw truncated() }
+            guard isDigit(bytes[index]) else { throw unexpected("bad number") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+    }
+
+    mutating func scanLiteral(_ literal: StaticString) throws(SyntaxError) {
+        let length = literal.utf8CodeUnitCount
+        for offset in 0..<length {
+            guard index + offset < bytes.count else { throw truncated() }
+            guard bytes[index + offset] == literal.utf8Start[offset] else { throw unexpected("unexpected character") }
+        }
+        index += length
+    }
+}
