@@ -44,14 +44,14 @@ package final class PostgresStore: Sendable {
     package let holder: String
     package let instance: String
     /// The epoch this instance leads with; nil on a standby. Set by the lease keeper.
-    let fence = Mutex<Int64?>(nil)
+    private let fence = Mutex<Int64?>(nil)
     /// Where a refused fenced write is reported (`LeadershipEvent.fenced`; the lease keeper steps down).
-    let fencing = Mutex<LeadershipEvents?>(nil)
+    private let fencing = Mutex<LeadershipEvents?>(nil)
     private let lifecycle = Mutex(PoolLifecycle())
     /// Finished by `shutdown()`: ends `run()`.
     private let stopRequests: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
     /// Operations, run as children of `run()` (never of the caller: see `bounded`).
-    let operations: (stream: AsyncStream<@Sendable () async -> Void>, continuation: AsyncStream<@Sendable () async -> Void>.Continuation)
+    private let operations: (stream: AsyncStream<@Sendable () async -> Void>, continuation: AsyncStream<@Sendable () async -> Void>.Continuation)
 
     package init(
         url: PostgresURL, instance: String, logger: Logger, clock: any DaemonClock = SystemClock(),
@@ -129,7 +129,7 @@ package final class PostgresStore: Sendable {
     /// Waits until the pool runs (true), or has ended or the task is cancelled (false). An operation leases a
     /// connection only then: postgres-nio queues a lease made before `run()`, and such a lease, cancelled by
     /// the operation's deadline before the pool ran, could leave the operation waiting for ever.
-    func poolRunning() async -> Bool {
+    private func poolRunning() async -> Bool {
         let id = lifecycle.withLock { state -> UInt64 in
             state.nextRunWaiter += 1
             return state.nextRunWaiter
@@ -177,4 +177,184 @@ package final class PostgresStore: Sendable {
         }
         return try outcome.get()
     }
+
+    /// Reports every fenced write the database refuses to `events` (nil: to nobody).
+    package func reportFencing(to events: LeadershipEvents?) { fencing.withLock { $0 = events } }
+
+    package var epoch: Int64? { fence.withLock { $0 } }
+
+    /// Sets (leader) or clears (standby) the epoch every write is fenced with.
+    package func setFence(epoch: Int64?) { fence.withLock { $0 = epoch } }
+
+    /// Runs `body` in a transaction that holds the lease row `FOR SHARE` after checking it is still this
+    /// instance's at the current epoch and unexpired; throws `HAWriteRefused` otherwise (nothing is written).
+    package func fencedTransaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        guard let epoch = fence.withLock({ $0 }) else { throw HAWriteRefused.notLeader }
+        do {
+            return try await transaction { [self] connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT epoch FROM ha_lease
+                    WHERE name = 'leader' AND holder = \(holder) AND epoch = \(epoch) AND expires_at > clock_timestamp()
+                    FOR SHARE
+                    """, logger: logger)
+                var held = false
+                for try await _ in rows { held = true }
+                guard held else { throw HAWriteRefused.fenced(epoch: epoch) }
+                return try await body(connection)
+            }
+        } catch let refused as HAWriteRefused {
+            if case .fenced(let epoch) = refused {
+                let cleared = fence.withLock { current -> Bool in
+                    guard current == epoch else { return false }
+                    current = nil
+                    return true
+                }
+                if cleared { fencing.withLock { $0 }?.report(.fenced(epoch: epoch)) }
+            }
+            throw refused
+        }
+    }
+
+    /// `BEGIN` … `COMMIT` (rolled back when `body` throws); throws what went wrong, unwrapped: the closure's
+    /// own error as it is, a PostgreSQL error as `PostgresFailure`.
+    package func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        do {
+            return try await bounded { [client, logger] in
+                try await client.withConnection { connection in
+                    try await Self.closingWhenCancelled(connection) {
+                        try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+                    }
+                }
+            }
+        } catch let error as PostgresTransactionError {
+            let first = error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+            if let psql = first as? PSQLError { throw PostgresFailure(psql) }
+            throw first
+        } catch let error as PSQLError {
+            throw PostgresFailure(error)
+        }
+    }
+
+    /// A read outside any transaction (reads need no lease: a standby reads too).
+    package func read<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        do {
+            return try await bounded { [client] in
+                try await client.withConnection { connection in
+                    try await Self.closingWhenCancelled(connection) { try await body(connection) }
+                }
+            }
+        } catch let error as PSQLError {
+            throw PostgresFailure(error)
+        }
+    }
+}
+
+extension PostgresStore: Service {}
+
+extension PostgresStore {
+    /// How long one database operation may take, waiting for a connection included: the pool keeps retrying
+    /// an unreachable server for a minute before it fails a request, far longer than a lease or a watchdog.
+    package static let defaultOperationTimeout: Duration = .seconds(4)
+
+    /// Runs `operation` with a deadline of `operationTimeout` on the store's clock; out of time, it is
+    /// cancelled and fails as unreachable.
+    ///
+    /// The operation runs as a child of the pool's `run()`, not of the caller, and the caller waits for its
+    /// result with the deadline: when the deadline comes (or the caller is cancelled) the caller is released
+    /// at once and the operation is cancelled where it runs. A caller therefore never waits on an operation
+    /// that does not end when cancelled; the store's `run()` does, at shutdown, so every operation must end
+    /// when cancelled or when the pool stops (see `closingWhenCancelled` for the one that did not).
+    package func bounded<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        let outcome = Handoff<Swift.Result<Result, any Error>>()
+        let abandoned = Handoff<Void>()
+        let job: @Sendable () async -> Void = { [self] in
+            let result = await withTaskGroup(of: Swift.Result<Result, any Error>?.self) { group in
+                group.addTask { [self] in
+                    guard await poolRunning() else {
+                        return .failure(PostgresFailure(description: "PostgreSQL: the connection pool has stopped"))
+                    }
+                    do { return .success(try await operation()) } catch { return .failure(error) }
+                }
+                group.addTask { (try? await abandoned.take()).map { _ in nil } ?? nil }  // the caller gave up
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first ?? .failure(CancellationError())
+            }
+            outcome.deliver(result)
+        }
+        if case .terminated = operations.continuation.yield(job) {
+            throw PostgresFailure(description: "PostgreSQL: the connection pool has stopped")
+        }
+        do {
+            return try await clock.withDeadline(operationTimeout, label: .postgresOperation) { try await outcome.take() }.get()
+        } catch is DeadlineExceeded {
+            abandoned.deliver(())
+            throw PostgresFailure(description: "PostgreSQL unreachable: no answer within \(operationTimeout)")
+        } catch is CancellationError where Task.isCancelled {
+            abandoned.deliver(())
+            throw CancellationError()
+        }
+    }
+
+    /// Runs `body` on `connection`, closing the connection when the task is cancelled: PostgresNIO does not
+    /// abandon a query in flight on cancellation, a closed connection fails it at once (and the server rolls
+    /// back its transaction). The pool replaces the connection.
+    ///
+    /// A connection that is closed or closing (by this cancellation or by the server) is handed back to the
+    /// pool only once it has closed completely, which is when the pool hears of it: handed back earlier, the
+    /// pool would lend it again as idle, and PostgresNIO drops a query written to a connection whose channel
+    /// has closed without ever answering it, so that operation would never end (nor the pool's `run()` that
+    /// runs it). A connection lent already closed is not used.
+    package static func closingWhenCancelled<Result>(
+        _ connection: PostgresConnection, _ body: () async throws -> Result
+    ) async throws -> Result {
+        guard !connection.isClosed else {
+            await closed(connection)
+            throw PostgresFailure(description: "PostgreSQL: the connection had closed before the query was sent")
+        }
+        let outcome: Swift.Result<Result, any Error>
+        do {
+            outcome = .success(try await withTaskCancellationHandler {
+                try await body()
+            } onCancel: {
+                connection.close().whenComplete { _ in }
+            })
+        } catch {
+            outcome = .failure(error)
+        }
+        if Task.isCancelled || connection.isClosed { await closed(connection) }
+        return try outcome.get()
+    }
+
+    /// Closes `connection` (again: a close is idempotent, and a cancellation that came after `body` ended
+    /// found no handler to close it) and returns once its channel has closed (`closeFuture`: `close()`
+    /// returns at once for a connection already closing).
+    private static func closed(_ connection: PostgresConnection) async {
+        connection.close().whenComplete { _ in }
+        try? await connection.closeFuture.get()
+    }
+}
+
+/// A PostgreSQL error in words a log can show: the server's message or the connection problem, never the URL.
+package struct PostgresFailure: Error, CustomStringConvertible {
+    package var description: String
+
+    package init(description: String) { self.description = description }
+
+    package init(_ error: PSQLError) {
+        if let message = error.serverInfo?[.message] {
+            let code = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+            description = "PostgreSQL: \(message)\(code)"
+        } else if let underlying = error.underlying {
+            description = "PostgreSQL unreachable: \(underlying)"
+        } else {
+            description = "PostgreSQL: \(error.code)"
+        }
+    }
+}
+
+extension ClockLabel {
+    /// The deadline of one PostgreSQL operation (`PostgresStore.bounded`).
+    package static let postgresOperation = ClockLabel("postgres operation")
 }

@@ -227,4 +227,119 @@ package enum StatusPage {
         html.cell("Spread", spread, numeric: true)
         html.cell("Win rate", value?.winRatePct.map { "\(NumberText.exact($0))%" } ?? "–", numeric: true)
     }
+
+    package static let style = """
+        :root{color-scheme:light dark;--fg:#1b1f24;--muted:#5b6570;--bg:#fff;--line:#d8dee4;--head:#f3f5f7;\
+        --notice:#0b62c4;--warning:#b35c00;--critical:#c01d1d;--ok:#1a7f37}
+        @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9aa5b1;--bg:#0d1117;--line:#30363d;--head:#161b22}}
+        *{box-sizing:border-box}
+        body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Sans CJK TC",sans-serif;color:var(--fg);background:var(--bg)}
+        header,main,footer{max-width:1240px;margin:0 auto;padding:12px 20px}
+        header{display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 14px;border-bottom:1px solid var(--line)}
+        h1{font-size:20px;margin:0}
+        h2{font-size:16px;margin:22px 0 8px}
+        h2 .count{color:var(--muted);font-weight:normal}
+        #status-line{margin:0;flex:1 1 420px;overflow-wrap:anywhere}
+        .meta,footer{color:var(--muted);font-size:12px;margin:0;flex-basis:100%;overflow-wrap:anywhere}
+        .badge{margin:0;padding:1px 8px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;background:var(--muted)}
+        .badge.ready{background:var(--ok)}
+        table{width:100%;border-collapse:collapse}
+        th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
+        th{background:var(--head);font-weight:600;white-space:nowrap}
+        td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+        td.spark svg{display:block;max-width:100%;height:auto;color:#1565c0}
+        tr.firing-notice td:first-child{box-shadow:inset 3px 0 var(--notice)}
+        tr.firing-warning td:first-child{box-shadow:inset 3px 0 var(--warning)}
+        tr.firing-critical td:first-child{box-shadow:inset 3px 0 var(--critical)}
+        tr.firing-warning,tr.firing-critical{font-weight:600}
+        tr.health-down td,tr.health-alerting td{color:var(--critical)}
+        tr.health-waiting td,tr.health-idle td{color:var(--muted)}
+        .empty{color:var(--muted);margin:4px 0}
+        a{color:inherit}
+        @media (max-width:720px){
+        header,main,footer{padding:10px 12px}
+        table,thead,tbody,tr,th,td{display:block}
+        thead{position:absolute;left:-9999px}
+        tr{border:1px solid var(--line);border-radius:6px;margin:0 0 10px;padding:4px 0}
+        td{border:0;padding:2px 10px 2px 36%;position:relative;min-height:22px;overflow-wrap:anywhere}
+        td::before{content:attr(data-label);position:absolute;left:10px;width:32%;color:var(--muted);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+        td.num{text-align:left;white-space:normal}
+        tr.firing-notice,tr.firing-warning,tr.firing-critical{border-left-width:4px}
+        tr.firing-notice{border-left-color:var(--notice)}tr.firing-warning{border-left-color:var(--warning)}tr.firing-critical{border-left-color:var(--critical)}
+        tr td:first-child{box-shadow:none!important}
+        }
+        """
+}
+
+/// Times on the page: instants in every display zone, ages relative to the page's own time.
+package struct PageClock {
+    package let now: Date
+    package let zones: [TimeZone]
+
+    /// `2026-03-10 11:00 UTC / 20:00 Asia/Seoul` (the date again only when it differs from the first zone's).
+    package func instant(_ date: Date) -> String {
+        var parts: [String] = []
+        var firstDay: String?
+        for zone in zones {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+            let day = String(format: "%04d-%02d-%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0)
+            let time = String(format: "%02d:%02d:%02d", c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
+            let name = zone.identifier == "GMT" ? "UTC" : zone.identifier
+            if firstDay == nil || firstDay != day { parts.append("\(day) \(time) \(name)") } else { parts.append("\(time) \(name)") }
+            if firstDay == nil { firstDay = day }
+        }
+        return parts.joined(separator: " / ")
+    }
+
+    package func age(_ date: Date) -> String { duration(now.timeIntervalSince(date)) + " ago" }
+
+    /// `42s`, `5m 03s`, `2h 10m`, `3d 4h`.
+    package func duration(_ seconds: TimeInterval) -> String {
+        let s = max(0, Int(seconds.rounded()))
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return "\(s / 60)m \(String(format: "%02d", s % 60))s" }
+        if s < 86_400 { return "\(s / 3600)h \(String(format: "%02d", (s % 3600) / 60))m" }
+        return "\(s / 86_400)d \((s % 86_400) / 3600)h"
+    }
+}
+
+/// Builds the page's HTML (one per render, never shared); every text goes through `HTML.escape`.
+package final class HTMLBuffer {
+    private(set) var text = ""
+
+    package init() { text.reserveCapacity(32 * 1024) }
+
+    @discardableResult
+    package func raw(_ html: String) -> HTMLBuffer {
+        text += html
+        return self
+    }
+
+    @discardableResult
+    package func text(_ value: String) -> HTMLBuffer {
+        text += MarkupEscaping.html(value)
+        return self
+    }
+
+    package func section(_ id: String, _ title: String, count: Int) {
+        text += "<section id=\"\(id)\"><h2>\(MarkupEscaping.html(title)) <span class=\"count\">(\(count))</span></h2>"
+    }
+
+    package func empty(_ message: String) {
+        text += "<p class=\"empty\">\(MarkupEscaping.html(message))</p></section>"
+    }
+
+    package func table(_ headers: [String]) {
+        text += "<table><thead><tr>" + headers.map { "<th scope=\"col\">\(MarkupEscaping.html($0))</th>" }.joined() + "</tr></thead><tbody>"
+    }
+
+    package func endTable() { text += "</tbody></table></section>" }
+
+    @discardableResult
+    package func cell(_ label: String, _ value: String, numeric: Bool = false) -> HTMLBuffer {
+        text += "<td data-label=\"\(MarkupEscaping.html(label))\"\(numeric ? " class=\"num\"" : "")>\(MarkupEscaping.html(value))</td>"
+        return self
+    }
 }
