@@ -55,6 +55,7 @@ extension StreamDriver {
         let exchange = source.exchange.rawValue
         let timeout = source.connectTimeout
         let label = ClockLabel("book snapshot \(exchange)")
+        let backoff = Backoff(base: .seconds(1), maximum: .seconds(60), jitter: 0)
         group.addTask {
             var wait = delay
             var failures = 0
@@ -70,7 +71,7 @@ extension StreamDriver {
                     failures += 1
                     logger?.warning("stream: a book snapshot failed; retrying", metadata: [
                         "source": "\(exchange)", "market": "\(request.market)", "error": "\(error)"])
-                    wait = .seconds(min(60, 1 << min(failures - 1, 6)))
+                    wait = backoff.delay(afterFailures: failures, random: 0)
                 }
                 if Task.isCancelled { return }
             }

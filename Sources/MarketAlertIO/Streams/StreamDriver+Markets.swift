@@ -23,7 +23,7 @@ extension StreamDriver {
         if !newly.isEmpty {
             source.logger?.warning("stream: the exchange refused markets; REST keeps them and the stream asks again later", metadata: [
                 "source": "\(exchange)", "markets": "\(newly.joined(separator: ","))", "reason": "\(reason)",
-                "retry_in": "\(retryAt.map { StreamDurationText.describe(.seconds(max(0, $0.timeIntervalSince(now).rounded()))) } ?? "-")"])
+                "retry_in": "\(retryAt.map { Self.wait(until: $0, from: now) } ?? "-")"])
         }
         // Told before anything else, so the poller covers them by the time the stream is live again.
         publishRestOnly(emit: emit)
@@ -31,7 +31,7 @@ extension StreamDriver {
         let remaining = markets.filter { !nowHeld.contains($0) }
         guard !remaining.isEmpty else {
             paused = true
-            let wait = retry.nextDeadline.map { StreamDurationText.describe(.seconds(max(0, $0.timeIntervalSince(now).rounded()))) } ?? "a while"
+            let wait = retry.nextDeadline.map { Self.wait(until: $0, from: now) } ?? "a while"
             goDown("exchange error: \(reason); every watched market was refused, the stream asks again in \(wait) (REST keeps them)", emit: emit)
             return .pause
         }
@@ -59,6 +59,11 @@ extension StreamDriver {
         handle.record(resend.parts)
         links[id] = handle
         return .resubscribe(id, drop: drop, messages: resend.messages, acks: resend.acks)
+    }
+
+    /// How long from `now` until `deadline`, in words (`1m`, `2h`), for the refusal's log lines.
+    private static func wait(until deadline: Date, from now: Date) -> String {
+        StreamDurationText.describe(.seconds(max(0, deadline.timeIntervalSince(now).rounded())))
     }
 
     /// Markets whose wait after a refusal is over are asked for again: on the connection serving now, else

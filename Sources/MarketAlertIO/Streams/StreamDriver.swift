@@ -4,9 +4,10 @@ import MarketAlertCore
 import NIOCore
 
 /// The loop behind `WebSocketStreamSource.run`: one task owns the state machine; connections and timers are
-/// child tasks that only report events to it. Refused and quiet markets: `StreamDriver+Markets`; books
-/// rebuilt: `StreamDriver+Books`. The driver is a value its one task owns, so its files share its state. Frames are decoded where they are read (`StreamIntake`, which
-/// owns the market table); the driver hears of those that matter to the machine.
+/// child tasks that only report events to it. Frames are decoded where they are read (`StreamIntake`, which
+/// owns the market table); the driver hears of those that matter to the machine. Refused and quiet markets:
+/// `StreamDriver+Markets`; books rebuilt: `StreamDriver+Books` (the driver is a value its one task owns, so
+/// its files share its state).
 struct StreamDriver<P: ExchangeStreamProtocol> {
     /// The consumer's: called on this task as updates happen, never waits (it coalesces).
     typealias Emit = @Sendable (StreamUpdate) -> Void
