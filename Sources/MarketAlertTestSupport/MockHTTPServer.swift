@@ -29,6 +29,8 @@ package final class MockHTTPServer: Sendable {
         /// When not zero, the head is sent at once and then the body one byte at a time, this long apart
         /// (a server that drips its answer).
         package var drip: Duration
+        /// Sent without `Content-Length`, in chunks of at most this many bytes (`Transfer-Encoding: chunked`).
+        package var chunks: Int?
 
         package init(
             status: Int = 200, headers: [(String, String)] = [("Content-Type", "application/json")], body: Data, delay: Duration = .zero,
@@ -39,6 +41,13 @@ package final class MockHTTPServer: Sendable {
             self.body = body
             self.delay = delay
             self.drip = drip
+        }
+
+        /// `body` sent in chunks of at most `size` bytes, its length not announced.
+        package static func chunked(_ body: Data, size: Int, status: Int = 200) -> Response {
+            var response = Response(status: status, body: body)
+            response.chunks = max(1, size)
+            return response
         }
 
         package static func json(_ text: String, status: Int = 200) -> Response {
@@ -174,9 +183,26 @@ private final class MockHTTPHandler: ChannelInboundHandler, @unchecked Sendable 
     private func write(_ response: MockHTTPServer.Response, keepAlive: Bool, version: HTTPVersion, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
         var headers = HTTPHeaders(response.headers)
-        headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
+        if response.chunks == nil {
+            headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
+        } else {
+            headers.replaceOrAdd(name: "Transfer-Encoding", value: "chunked")
+        }
         headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         let head = HTTPResponseHead(version: version, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        if let size = response.chunks {
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            var rest = response.body[...]
+            while !rest.isEmpty {
+                let part = rest.prefix(size)
+                rest = rest.dropFirst(part.count)
+                var buffer = context.channel.allocator.buffer(capacity: part.count)
+                buffer.writeBytes(part)
+                context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            }
+            end(keepAlive: keepAlive, context: context)
+            return
+        }
         if response.drip > .zero {
             context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
             drip(response.body[...], every: Self.timeAmount(response.drip), keepAlive: keepAlive, context: context)

@@ -5,7 +5,8 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 
-/// The daemon's `HTTPFetcher`: async-http-client, with the whole exchange (head and body) under one deadline.
+/// The daemon's `HTTPFetcher`: async-http-client, with the whole exchange (head and body) under one deadline
+/// and the body under a cap, gathered on the event loop (`ResponseBodyCollector` says why not `async`).
 package struct AsyncHTTPFetcher: HTTPFetcher {
     package let client: HTTPClient
     package let clock: any DaemonClock
@@ -23,23 +24,29 @@ package struct AsyncHTTPFetcher: HTTPFetcher {
         _ url: URL, source: String, headers: [(String, String)], timeout: Duration,
         explainError: (_ status: Int, _ body: Data) -> SourceError?
     ) async throws(SourceError) -> FetchedBody {
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = .GET
-        request.headers.add(name: "Accept", value: "application/json")
-        request.headers.add(name: "User-Agent", value: "marketalertd/\(MarketAlertVersion.current)")
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response: HTTPClientResponse
-        let body: ByteBuffer
+        var head = HTTPHeaders()
+        head.add(name: "Accept", value: "application/json")
+        head.add(name: "User-Agent", value: "marketalertd/\(MarketAlertVersion.current)")
+        for (name, value) in headers { head.add(name: name, value: value) }
+        let answer: ResponseBodyCollector.Answer
         do {
-            // The timeout covers the whole exchange, body included (a body that drips must not hold a poller).
-            let loop = client.eventLoopGroup.any()
-            (response, body) = try await RequestDeadline.run(within: timeout, sleep: { try await loop.sleep(for: $0) }) { [client, maxBodyBytes, request] in
-                let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout.seconds * 1e9)))
-                return (response, try await response.body.collect(upTo: maxBodyBytes))
+            let request = try HTTPClient.Request(url: url, method: .GET, headers: head)
+            // The deadline covers the whole exchange, body included (a body that drips must not hold a
+            // poller): async-http-client's callback API fails the request when it passes, in any state.
+            let task = client.execute(
+                request: request, delegate: ResponseBodyCollector(limit: maxBodyBytes),
+                eventLoop: .delegate(on: client.eventLoopGroup.any()),
+                deadline: .now() + .nanoseconds(Int64(min(max(timeout.seconds, 0), 86_400) * 1e9)))
+            answer = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
             }
         } catch {
             throw Self.classify(error, source: source, url: url)
         }
+        let response = answer.head
+        let body = answer.body
         let status = Int(response.status.code)
         // The body's bytes as they are: a copy of each answer (up to a megabyte a second polling) bought nothing.
         let data = Data(buffer: body, byteTransferStrategy: .noCopy)
@@ -78,10 +85,10 @@ package struct AsyncHTTPFetcher: HTTPFetcher {
                 break
             }
         }
-        if error is NIOTooManyBytesError {
+        if error is NIOTooManyBytesError || error is ResponseBodyCollector.TooLarge {
             return SourceError(source: source, kind: .decode, message: "response body too large")
         }
-        if error is CancellationError {
+        if error is CancellationError || (error as? HTTPClientError) == .cancelled {
             return SourceError(source: source, kind: .connection, message: "cancelled")
         }
         return SourceError(source: source, kind: .connection, message: "request failed: \(error)")
