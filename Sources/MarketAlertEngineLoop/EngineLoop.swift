@@ -22,6 +22,10 @@ package actor EngineLoop {
     private let lifecycle: any LifecycleObserver
     private let logger: Logger
     private var timer: Task<Void, Never>?
+    /// Where the timer's task runs (the data path's loop in the daemon): an unstructured task does not
+    /// inherit the loop's preference, and without one each re-arm and each firing woke a thread of Swift's
+    /// global executor, which then handed the wake back to the loop.
+    private let timerExecutor: (any TaskExecutor)?
     /// When the publisher tries sinks that failed again (a closed stdout, the journal away), without waiting
     /// for the next publication.
     private var sinkRetryDue: Date?
@@ -37,8 +41,9 @@ package actor EngineLoop {
 
     package init(
         engine: AlertEngine, inbox: EngineInbox, publisher: AlertPublisher, clock: any DaemonClock,
-        lifecycle: any LifecycleObserver = NoLifecycleObserver(), logger: Logger
+        lifecycle: any LifecycleObserver = NoLifecycleObserver(), logger: Logger, timerExecutor: (any TaskExecutor)? = nil
     ) {
+        self.timerExecutor = timerExecutor
         self.core = EngineCore(engine: engine, clock: clock)
         self.inbox = inbox
         self.publisher = publisher
@@ -187,7 +192,7 @@ package actor EngineLoop {
         let clock = clock
         let inbox = inbox
         // Unstructured on purpose: owned by this loop (`timer`), cancelled and replaced at every re-arm.
-        timer = Task {
+        timer = Task(executorPreference: timerExecutor) {
             do { try await clock.sleep(until: wake, label: .engineDeadline) } catch { return }
             inbox.wake()
         }

@@ -66,7 +66,8 @@ package final class DataPathService: Service, Sendable {
         self.inbox = inbox
         self.initial = settings
         self.publisher = publisher
-        self.loop = EngineLoop(engine: engine, inbox: inbox, publisher: publisher, clock: clock, lifecycle: lifecycle, logger: logger)
+        self.loop = EngineLoop(
+            engine: engine, inbox: inbox, publisher: publisher, clock: clock, lifecycle: lifecycle, logger: logger, timerExecutor: executor)
         self.producers = ProducerSupervisor(factory: factory, inbox: inbox, clock: clock, logger: logger, executor: executor)
         self.executor = executor
         self.lifecycle = lifecycle
