@@ -72,9 +72,6 @@ package struct AsyncHTTPFetcher: HTTPFetcher {
     }
 
     static func classify(_ error: any Error, source: String, url: URL) -> SourceError {
-        if error is RequestDeadline.Exceeded {
-            return SourceError(source: source, kind: .timeout, message: "timed out (\(url.host ?? ""))")
-        }
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout:
@@ -85,7 +82,7 @@ package struct AsyncHTTPFetcher: HTTPFetcher {
                 break
             }
         }
-        if error is NIOTooManyBytesError || error is ResponseBodyCollector.TooLarge {
+        if error is ResponseBodyCollector.TooLarge {
             return SourceError(source: source, kind: .decode, message: "response body too large")
         }
         if error is CancellationError || (error as? HTTPClientError) == .cancelled {
