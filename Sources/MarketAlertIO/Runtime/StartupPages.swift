@@ -45,11 +45,13 @@ package enum StartupPages {
         guard let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
               let smaps = try? String(contentsOfFile: "/proc/self/smaps", encoding: .utf8)
         else { return 0 }
-        var released = 0
-        for region in releasable(regions(smaps: smaps), executable: executable) {
-            guard let address = UnsafeMutableRawPointer(bitPattern: region.start) else { continue }
-            if madvise(address, Int(region.end - region.start), Int32(MADV_DONTNEED)) == 0 { released += region.residentKB * 1024 }
+        // Everything decided before the first page goes: code run after it (a region's destruction, the
+        // string compares) would fault its pages back and keep them.
+        let ranges = releasable(regions(smaps: smaps), executable: executable).compactMap { region in
+            UnsafeMutableRawPointer(bitPattern: region.start).map { (address: $0, length: Int(region.end - region.start), bytes: region.residentKB * 1024) }
         }
+        var released = 0
+        for range in ranges where madvise(range.address, range.length, Int32(MADV_DONTNEED)) == 0 { released += range.bytes }
         return released
         #else
         return 0
