@@ -71,6 +71,7 @@ struct DaemonRSSBenchmark {
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
 
         let process = Process()
+        print("  " + ColdBinary.evict(binary))
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["run", "--config", configPath]
         var environment = ProcessInfo.processInfo.environment

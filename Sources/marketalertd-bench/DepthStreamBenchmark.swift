@@ -48,6 +48,7 @@ struct DepthStreamBenchmark {
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
 
         let process = Process()
+        print("  " + ColdBinary.evict(binary))
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["run", "--config", configPath]
         var environment = ProcessInfo.processInfo.environment

@@ -66,6 +66,7 @@ struct PeerBenchmark {
         let stderrPath = directory.appendingPathComponent("stderr.log").path
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let daemon = Process()
+        print("  " + ColdBinary.evict(binary))
         daemon.executableURL = URL(fileURLWithPath: binary)
         daemon.arguments = ["run", "--config", configPath]
         var environment = ProcessInfo.processInfo.environment
