@@ -7,8 +7,8 @@ import Glibc
 /// Drops the daemon binary's pages from the page cache before a run, so every run's memory figure starts
 /// from the same state: the binary read from disk by the daemon's own page faults, as after a boot.
 ///
-/// The state matters on this kernel: a fault maps the whole page-cache folio around it, and the folios'
-/// sizes depend on how the file was read. With the binary read beforehand (`cat binary >/dev/null`) the
+/// The state matters on this kernel (likely because a fault maps the page-cache folio around it whole, and
+/// the folios' sizes depend on how the file was read; not proven). With the binary read beforehand (`cat binary >/dev/null`) the
 /// polling daemon's steady memory was 24.7–25.6 MB; with its cache dropped, 22.0–23.1 MB for the same build,
 /// and the runs stopped moving between two modes 1.5–2 MB apart (round 11 in the README).
 enum ColdBinary {
