@@ -5,13 +5,15 @@ import MarketAlertIO
 import MarketAlertTestSupport
 import Testing
 
-/// A real HTTP server on 127.0.0.1 and a real client; both are shut down when `body` ends.
+/// A real HTTP server on 127.0.0.1 and a real client; both are shut down when `body` ends. `maxBodyBytes`
+/// lowers the fetcher's body cap.
 func withExchangeServer(
-    clock: any DaemonClock = SystemClock(), _ body: (MockHTTPServer, HTTPFetcher) async throws -> Void
+    clock: any DaemonClock = SystemClock(), maxBodyBytes: Int? = nil, _ body: (MockHTTPServer, HTTPFetcher) async throws -> Void
 ) async throws {
     let server = try await MockHTTPServer()
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
-    let fetcher = AsyncHTTPFetcher(client: client, clock: clock)
+    var fetcher = AsyncHTTPFetcher(client: client, clock: clock)
+    if let maxBodyBytes { fetcher.maxBodyBytes = maxBodyBytes }
     do {
         try await body(server, fetcher)
     } catch {

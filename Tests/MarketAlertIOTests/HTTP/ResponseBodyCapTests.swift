@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import MarketAlertCore
 import MarketAlertIO
@@ -16,24 +15,8 @@ struct ResponseBodyCapTests {
         return Data((0..<600_000).map { _ in UInt8(truncatingIfNeeded: random.next()) })
     }()
 
-    func withFetcher(limit: Int? = nil, _ body: (MockHTTPServer, AsyncHTTPFetcher) async throws -> Void) async throws {
-        let server = try await MockHTTPServer()
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        var fetcher = AsyncHTTPFetcher(client: client, clock: SystemClock())
-        if let limit { fetcher.maxBodyBytes = limit }
-        do {
-            try await body(server, fetcher)
-        } catch {
-            try await client.shutdown()
-            await server.shutdown()
-            throw error
-        }
-        try await client.shutdown()
-        await server.shutdown()
-    }
-
     @Test func anAnnouncedBodyArrivesWhole() async throws {
-        try await withFetcher { server, fetcher in
+        try await withExchangeServer { server, fetcher in
             server.route("/list", response: .data(Self.body))
             let answer = try await fetcher.get(server.baseURL.appendingPathComponent("list"), source: "binance", timeout: .seconds(10))
             #expect(answer.status == 200)
@@ -42,7 +25,7 @@ struct ResponseBodyCapTests {
     }
 
     @Test func aChunkedBodyArrivesWhole() async throws {
-        try await withFetcher { server, fetcher in
+        try await withExchangeServer { server, fetcher in
             server.route("/list", response: .chunked(Self.body, size: 7_000))
             let answer = try await fetcher.get(server.baseURL.appendingPathComponent("list"), source: "binance", timeout: .seconds(10))
             #expect(answer.headers.first(name: "Content-Length") == nil)
@@ -52,7 +35,7 @@ struct ResponseBodyCapTests {
 
     @Test(arguments: [false, true])
     func aBodyOverTheCapIsRefused(chunked: Bool) async throws {
-        try await withFetcher(limit: 100_000) { server, fetcher in
+        try await withExchangeServer(maxBodyBytes: 100_000) { server, fetcher in
             server.route("/list", response: chunked ? .chunked(Self.body, size: 7_000) : .data(Self.body))
             server.route("/small", response: .data(Self.body.prefix(100_000)))
             let error = await sourceError { () async throws(SourceError) in
@@ -68,7 +51,7 @@ struct ResponseBodyCapTests {
     }
 
     @Test func aCancelledRequestEndsAtOnce() async throws {
-        try await withFetcher { server, fetcher in
+        try await withExchangeServer { server, fetcher in
             server.route("/slow", response: MockHTTPServer.Response(body: Data("{}".utf8), delay: .seconds(60)))
             let task = Task { () async -> SourceError? in
                 await sourceError { () async throws(SourceError) in
