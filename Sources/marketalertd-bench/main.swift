@@ -102,7 +102,7 @@ do {
     } else if options.depthStreams {
         verdicts += try await runDepthStreams(options, markets: markets, list: list, dunamu: dunamu)
     } else if options.depthOnly {
-        try runDepthBenchmarks(evalIterations: options.evalIterations, verdicts: &verdicts)
+        try runDepthBenchmarks(evalIterations: options.evalIterations, markets: markets, verdicts: &verdicts)
     } else {
         print("\nDecode (\(BinanceBulkList.fixture): \(list.recordedCount) recorded rows + \(list.rows.count - list.recordedCount) copies; 50 watched USDT pairs)")
         let decode = try DecodeBenchmark(list: list, markets: markets).run(iterations: options.iterations)
@@ -137,7 +137,7 @@ do {
         print(allocationTable)
         verdicts += allocationVerdicts
 
-        try runDepthBenchmarks(evalIterations: options.evalIterations, verdicts: &verdicts)
+        try runDepthBenchmarks(evalIterations: options.evalIterations, markets: markets, verdicts: &verdicts)
 
         print("\nPremium history (context percentile, sampling in the evaluation, batch write per interval)")
         let history = try await HistoryBenchmark(markets: markets).run(iterations: options.evalIterations)
@@ -168,7 +168,7 @@ exit(verdicts.allSatisfy(\.pass) ? 0 : 1)
 
 /// The v3 depth benchmarks (also alone, with `--depth`): one depth message per adapter, the checksum adapters,
 /// and the executable premium.
-func runDepthBenchmarks(evalIterations: Int, verdicts: inout [Verdict]) throws {
+func runDepthBenchmarks(evalIterations: Int, markets: BenchMarkets, verdicts: inout [Verdict]) throws {
     print("\nDepth messages (v3 books: one message applied to a 20-level book, per adapter)")
     let (depthTable, depthVerdicts) = DepthApplyBenchmark.run()
     print(depthTable)
@@ -183,4 +183,9 @@ func runDepthBenchmarks(evalIterations: Int, verdicts: inout [Verdict]) throws {
     let (executableTable, executableVerdicts) = ExecutablePremiumBenchmark.run(iterations: evalIterations)
     print(executableTable)
     verdicts += executableVerdicts
+
+    print("\nAllocations per depth message (book messages through StreamIntake into EngineCore, one basis: depth rule)")
+    let (depthAllocationTable, depthAllocationVerdicts) = DepthFrameAllocationBenchmark.run(markets: markets)
+    print(depthAllocationTable)
+    verdicts += depthAllocationVerdicts
 }

@@ -2,6 +2,10 @@ import Foundation
 
 /// A quote's price as one side of a premium.
 package struct PricedQuote: Sendable, Equatable {
+    /// The quote, without its order book (`depth` is nil): an observation outlives the evaluation (the alert
+    /// state keeps it), and a book it held would be shared with the quote book's slot, so the next message
+    /// of that market would copy the whole book (five allocations a depth message). What a notification says
+    /// of the book is in `PremiumObservation.executable`.
     package var quote: Quote
     /// Which price of the quote: last, mid, bid or ask.
     package var side: String
@@ -10,6 +14,15 @@ package struct PricedQuote: Sendable, Equatable {
     /// The same price in the reference currency.
     package var priceRef: Double
     package var rates: [FXRate]
+
+    package init(quote: Quote, side: String, price: Price, priceRef: Double, rates: [FXRate]) {
+        self.quote = quote
+        self.quote.depth = nil
+        self.side = side
+        self.price = price
+        self.priceRef = priceRef
+        self.rates = rates
+    }
 }
 
 /// The premium of one asset under one rule at one moment.

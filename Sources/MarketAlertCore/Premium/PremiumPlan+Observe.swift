@@ -37,6 +37,9 @@ extension PremiumPlan {
         scratch: inout [BidAskCandidate], transfer: [UInt8] = []
     ) -> PremiumObservation? {
         scratch.removeAll(keepingCapacity: true)
+        // Emptied again before returning: the candidates' quotes share the quote book's order books, and a
+        // book still held here when its market's next message comes would be copied then, not updated in place.
+        defer { scratch.removeAll(keepingCapacity: true) }
         let quoteCount = rules[ruleIndex].currencies.count
         let marketBase = entries[entry].marketBase
         let oldest = oldest.timeIntervalSinceReferenceDate

@@ -107,4 +107,23 @@ import Testing
         ]
         #expect(run(depthRule(), quotes).filter { $0.kind == .premium }.isEmpty)
     }
+
+    @Test func theKeptObservationHoldsNoOrderBook() throws {
+        // The engine keeps each rule × asset's last observation. Were its two quotes to carry their books, the
+        // quote book's next update of either market would find the book shared and copy it (five allocations
+        // a depth message, `marketalertd-bench --depth`). The trade itself is in `executable`.
+        var engine = Kit.engine(Kit.settings(rules: [depthRule()]))
+        for quote in [
+            bookQuote(.binance, bids: [(99.9, 200)], asks: [(100, 200)], at: t0),
+            bookQuote(.bybit, bids: [(101, 150), (100.5, 100)], asks: [(101.1, 10)], at: t0),
+        ] {
+            _ = engine.handle(.quotes(quote.exchange, [quote], .snapshot), now: t0)
+        }
+        let observation = try #require(engine.premiumTable().first { $0.asset == "BTC" }?.observation)
+        #expect(observation.executable?.buy.exchange == "binance")
+        #expect(observation.high.quote.depth == nil && observation.low.quote.depth == nil)
+        #expect(observation.high.quote.exchange == .bybit && observation.low.quote.exchange == .binance)
+        // The books are still the quote book's, for the next evaluation and `/api/v1/book`.
+        #expect(engine.book.quote(.binance, MarketPair(base: "BTC", quote: "USDT"))?.depth?.isSynced == true)
+    }
 }
