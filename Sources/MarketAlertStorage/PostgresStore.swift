@@ -6,22 +6,6 @@ import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 
-/// Why a write under HA was refused. Both mean: this instance must not persist or deliver anything now.
-package enum HAWriteRefused: Error, Equatable, CustomStringConvertible {
-    /// This instance holds no lease (a standby, or between losing and regaining it).
-    case notLeader
-    /// The database refused the write: the lease is no longer this instance's at this epoch (expired or taken
-    /// over). The instance must step down.
-    case fenced(epoch: Int64)
-
-    package var description: String {
-        switch self {
-        case .notLeader: "not the leader: this instance holds no lease"
-        case .fenced(let epoch): "fenced: the lease is no longer held at epoch \(epoch) (expired or taken over)"
-        }
-    }
-}
-
 /// The HA group's durable state in PostgreSQL: alert state, pending notifications, the webhook outbox and
 /// silences (`AlertStore`, `WebhookQueueStore`, `SilenceStore`, same semantics as `SQLiteStore`) plus the
 /// leader lease (`PostgresStore+Lease`). Every write runs in a transaction that first checks, with the lease
@@ -50,8 +34,8 @@ package final class PostgresStore: Sendable {
     private let lifecycle = Mutex(PoolLifecycle())
     /// Finished by `shutdown()`: ends `run()`.
     private let stopRequests: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
-    /// Operations, run as children of `run()` (never of the caller: see `bounded`).
-    private let operations: (stream: AsyncStream<@Sendable () async -> Void>, continuation: AsyncStream<@Sendable () async -> Void>.Continuation)
+    /// Operations, run as children of `run()` (never of the caller: see `bounded`, in `PostgresStore+Bounded`).
+    let operations: (stream: AsyncStream<@Sendable () async -> Void>, continuation: AsyncStream<@Sendable () async -> Void>.Continuation)
 
     package init(
         url: PostgresURL, instance: String, logger: Logger, clock: any DaemonClock = SystemClock(),
@@ -129,7 +113,7 @@ package final class PostgresStore: Sendable {
     /// Waits until the pool runs (true), or has ended or the task is cancelled (false). An operation leases a
     /// connection only then: postgres-nio queues a lease made before `run()`, and such a lease, cancelled by
     /// the operation's deadline before the pool ran, could leave the operation waiting for ever.
-    private func poolRunning() async -> Bool {
+    func poolRunning() async -> Bool {
         let id = lifecycle.withLock { state -> UInt64 in
             state.nextRunWaiter += 1
             return state.nextRunWaiter
@@ -251,110 +235,3 @@ package final class PostgresStore: Sendable {
 }
 
 extension PostgresStore: Service {}
-
-extension PostgresStore {
-    /// How long one database operation may take, waiting for a connection included: the pool keeps retrying
-    /// an unreachable server for a minute before it fails a request, far longer than a lease or a watchdog.
-    package static let defaultOperationTimeout: Duration = .seconds(4)
-
-    /// Runs `operation` with a deadline of `operationTimeout` on the store's clock; out of time, it is
-    /// cancelled and fails as unreachable.
-    ///
-    /// The operation runs as a child of the pool's `run()`, not of the caller, and the caller waits for its
-    /// result with the deadline: when the deadline comes (or the caller is cancelled) the caller is released
-    /// at once and the operation is cancelled where it runs. A caller therefore never waits on an operation
-    /// that does not end when cancelled; the store's `run()` does, at shutdown, so every operation must end
-    /// when cancelled or when the pool stops (see `closingWhenCancelled` for the one that did not).
-    package func bounded<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
-        let outcome = Handoff<Swift.Result<Result, any Error>>()
-        let abandoned = Handoff<Void>()
-        let job: @Sendable () async -> Void = { [self] in
-            let result = await withTaskGroup(of: Swift.Result<Result, any Error>?.self) { group in
-                group.addTask { [self] in
-                    guard await poolRunning() else {
-                        return .failure(PostgresFailure(description: "PostgreSQL: the connection pool has stopped"))
-                    }
-                    do { return .success(try await operation()) } catch { return .failure(error) }
-                }
-                group.addTask { (try? await abandoned.take()).map { _ in nil } ?? nil }  // the caller gave up
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                return first ?? .failure(CancellationError())
-            }
-            outcome.deliver(result)
-        }
-        if case .terminated = operations.continuation.yield(job) {
-            throw PostgresFailure(description: "PostgreSQL: the connection pool has stopped")
-        }
-        do {
-            return try await clock.withDeadline(operationTimeout, label: .postgresOperation) { try await outcome.take() }.get()
-        } catch is DeadlineExceeded {
-            abandoned.deliver(())
-            throw PostgresFailure(description: "PostgreSQL unreachable: no answer within \(operationTimeout)")
-        } catch is CancellationError where Task.isCancelled {
-            abandoned.deliver(())
-            throw CancellationError()
-        }
-    }
-
-    /// Runs `body` on `connection`, closing the connection when the task is cancelled: PostgresNIO does not
-    /// abandon a query in flight on cancellation, a closed connection fails it at once (and the server rolls
-    /// back its transaction). The pool replaces the connection.
-    ///
-    /// A connection that is closed or closing (by this cancellation or by the server) is handed back to the
-    /// pool only once it has closed completely, which is when the pool hears of it: handed back earlier, the
-    /// pool would lend it again as idle, and PostgresNIO drops a query written to a connection whose channel
-    /// has closed without ever answering it, so that operation would never end (nor the pool's `run()` that
-    /// runs it). A connection lent already closed is not used.
-    package static func closingWhenCancelled<Result>(
-        _ connection: PostgresConnection, _ body: () async throws -> Result
-    ) async throws -> Result {
-        guard !connection.isClosed else {
-            await closed(connection)
-            throw PostgresFailure(description: "PostgreSQL: the connection had closed before the query was sent")
-        }
-        let outcome: Swift.Result<Result, any Error>
-        do {
-            outcome = .success(try await withTaskCancellationHandler {
-                try await body()
-            } onCancel: {
-                connection.close().whenComplete { _ in }
-            })
-        } catch {
-            outcome = .failure(error)
-        }
-        if Task.isCancelled || connection.isClosed { await closed(connection) }
-        return try outcome.get()
-    }
-
-    /// Closes `connection` (again: a close is idempotent, and a cancellation that came after `body` ended
-    /// found no handler to close it) and returns once its channel has closed (`closeFuture`: `close()`
-    /// returns at once for a connection already closing).
-    private static func closed(_ connection: PostgresConnection) async {
-        connection.close().whenComplete { _ in }
-        try? await connection.closeFuture.get()
-    }
-}
-
-/// A PostgreSQL error in words a log can show: the server's message or the connection problem, never the URL.
-package struct PostgresFailure: Error, CustomStringConvertible {
-    package var description: String
-
-    package init(description: String) { self.description = description }
-
-    package init(_ error: PSQLError) {
-        if let message = error.serverInfo?[.message] {
-            let code = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
-            description = "PostgreSQL: \(message)\(code)"
-        } else if let underlying = error.underlying {
-            description = "PostgreSQL unreachable: \(underlying)"
-        } else {
-            description = "PostgreSQL: \(error.code)"
-        }
-    }
-}
-
-extension ClockLabel {
-    /// The deadline of one PostgreSQL operation (`PostgresStore.bounded`).
-    package static let postgresOperation = ClockLabel("postgres operation")
-}
