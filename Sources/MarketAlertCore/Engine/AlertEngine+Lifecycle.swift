@@ -79,7 +79,7 @@ extension AlertEngine {
         let degraded = exchanges.filter { settings.exchanges[$0]?.streamURL != nil && settings.exchanges[$0]?.streamEnabled == true && !liveStreams.contains($0) }
         if !degraded.isEmpty && !liveStreams.isEmpty { exchangePart += ", \(degraded.count) on REST (\(degraded.map(\.rawValue).joined(separator: ", ")))" }
         var parts = ["ready: " + exchangePart]
-        if let top = premium.highestObservation(in: book) {
+        if let top = premium.highestPremium(in: book) {
             parts.append("max premium \(top.asset) \(NumberText.percent(top.pct))%")
         } else if !settings.premium.rules.isEmpty {
             parts.append("no premium yet")

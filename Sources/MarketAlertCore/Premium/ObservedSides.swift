@@ -33,6 +33,13 @@ package struct ObservedSides: Sendable {
 
     /// The observation as `PremiumCalculator.observe` makes it, from the quotes in `book` (nil when a slot was
     /// emptied since).
+    /// Whether `observation(in:)` would make an observation: both slots hold a quote with the basis's price
+    /// (a mid needs a bid and an ask, and their mean of two valid prices is one), checked without making it.
+    func isPriced(in book: QuoteBook) -> Bool {
+        guard let dear = book.quote(inSlot: high.slot), let cheap = book.quote(inSlot: low.slot) else { return false }
+        return last ? dear.last != nil && cheap.last != nil : dear.bid != nil && dear.ask != nil && cheap.bid != nil && cheap.ask != nil
+    }
+
     package func observation(in book: QuoteBook) -> PremiumObservation? {
         guard let dear = book.quote(inSlot: high.slot), let cheap = book.quote(inSlot: low.slot),
               let dearPrice = last ? dear.last : dear.mid, let cheapPrice = last ? cheap.last : cheap.mid

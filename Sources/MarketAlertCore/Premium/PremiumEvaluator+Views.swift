@@ -60,10 +60,11 @@ extension PremiumEvaluator {
         return keys
     }
 
-    /// The observation with the highest premium (the first such key, in rule and asset order), made from
-    /// `book` (the book the evaluations read).
-    package func highestObservation(in book: QuoteBook) -> PremiumObservation? {
-        // By pct first: only the winner's observation is made.
+    /// The asset and pct of the highest premium (the first such key, in rule and asset order) whose quotes
+    /// `book` (the book the evaluations read) still holds: the status line's "max premium". Its observation is
+    /// not made: the line is refreshed every second, and a `mid` side's price is a `Decimal` division, which
+    /// allocated about 150 times a second in a streaming daemon (more than everything else it does).
+    package func highestPremium(in book: QuoteBook) -> (asset: String, pct: Double)? {
         var best: Int?
         var bestPct = -Double.infinity
         for slot in plan.keys.indices {
@@ -73,9 +74,15 @@ extension PremiumEvaluator {
                 bestPct = pct
             }
         }
-        var top = best.flatMap { latestObservation(slot: $0, in: book) }
+        var top = best.flatMap { slot -> (asset: String, pct: Double)? in
+            if let sides = slotSides[slot] { return sides.isPriced(in: book) ? (sides.asset, sides.pct) : nil }
+            return slotLatest[slot].map { ($0.asset, $0.pct) }
+        }
         for latest in detachedLatest.values where top.map({ latest.pct > $0.pct }) ?? true {
-            if let observation = latest.observation(in: book) { top = observation }
+            switch latest {
+            case .sides(let sides): if sides.isPriced(in: book) { top = (sides.asset, sides.pct) }
+            case .full(let observation): top = (observation.asset, observation.pct)
+            }
         }
         return top
     }

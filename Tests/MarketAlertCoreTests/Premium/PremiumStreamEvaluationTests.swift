@@ -58,7 +58,10 @@ import Testing
             decided += decisions.count
             pendingSeen = pendingSeen || evaluator.states.values.contains { if case .pending = $0.phase { true } else { false } }
             // The status line's top premium is the highest latest one.
-            #expect(evaluator.highestObservation(in: book)?.pct == evaluator.latest(in: book).values.map(\.pct).max(), "step \(step)")
+            let latest = evaluator.latest(in: book)
+            let top = evaluator.highestPremium(in: book)
+            #expect(top?.pct == latest.values.map(\.pct).max(), "step \(step)")
+            #expect(top.map { top in latest.values.contains { $0.asset == top.asset && $0.pct == top.pct } } ?? latest.isEmpty, "step \(step)")
             // The cached deadline against one computed from scratch (`retain` drops the cache).
             var fresh = evaluator
             _ = fresh.retain(settings: settings)
