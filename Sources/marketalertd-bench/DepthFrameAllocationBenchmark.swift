@@ -86,22 +86,12 @@ enum DepthFrameAllocationBenchmark {
 
     /// An engine with one `basis: depth` rule over `exchanges` and USD/KRW from Dunamu, at `start`.
     private static func settledEngine(assets: [String], at start: Date) -> AlertEngine {
-        var settings = Settings()
         var rule = PremiumRule(
             name: "depth", assets: assets, exchanges: exchanges, quotes: ["USDT", "KRW"], basis: .depth,
             levels: PremiumRule.defaultLevels, clearPct: 0.04, repeatInterval: .seconds(3600))
         rule.takerFeePct = Dictionary(uniqueKeysWithValues: exchanges.map { ($0, 0.1) })
-        settings.premium.rules = [rule]
-        for id in exchanges {
-            settings.exchanges[id] = ExchangeSettings(id: id, baseURL: URL(fileURLWithPath: "/"))
-        }
-        settings.fx.providers = [FXProviderSettings(kind: .dunamu, baseURL: URL(fileURLWithPath: "/"))]
-        var engine = AlertEngine(settings: settings, now: start) { "bench-event" }
-        var book = FXRateBook()
-        if let price = Price(BenchMarkets.usdKRW) {
-            book.recordSuccess(.dunamu, rates: [FXRate(base: "USD", quote: "KRW", rate: price, provider: "dunamu", at: start)], at: start)
-        }
-        _ = engine.handle(.fxRound(book, FXFailover(chain: [.standard(.dunamu)], currencies: ["KRW"], maxAge: .seconds(900))), now: start)
-        return engine
+        var premium = PremiumSettings()
+        premium.rules = [rule]
+        return IncrementalBenchmark.engine(premium: premium, exchanges: exchanges, at: start)
     }
 }

@@ -29,9 +29,24 @@ struct IncrementalBenchmark {
     /// An engine with the evaluation benchmark's two rules, USD/KRW from Dunamu and a snapshot of every
     /// exchange's 50 markets at `start`: settled, as a running daemon's is.
     static func settledEngine(markets: BenchMarkets, at start: Date) -> AlertEngine {
-        var settings = Settings()
-        settings.premium = EvaluationBenchmark.premiumSettings(assets: markets.assets)
+        var engine = Self.engine(
+            premium: EvaluationBenchmark.premiumSettings(assets: markets.assets),
+            exchanges: EvaluationBenchmark.usdtExchanges + EvaluationBenchmark.krwExchanges, at: start)
+        let full = EvaluationBenchmark.book(markets: markets, receivedAt: start)
         for id in EvaluationBenchmark.usdtExchanges + EvaluationBenchmark.krwExchanges {
+            let quotes = markets.assets.compactMap { asset in
+                full.quote(id, MarketPair(base: asset, quote: EvaluationBenchmark.krwExchanges.contains(id) ? "KRW" : "USDT"))
+            }
+            _ = engine.handle(.quotes(id, quotes, .snapshot), now: start)
+        }
+        return engine
+    }
+
+    /// An engine with `premium`'s rules over `exchanges` (no quotes yet) and USD/KRW from Dunamu at `start`.
+    static func engine(premium: PremiumSettings, exchanges: [ExchangeID], at start: Date) -> AlertEngine {
+        var settings = Settings()
+        settings.premium = premium
+        for id in exchanges {
             settings.exchanges[id] = ExchangeSettings(id: id, baseURL: URL(fileURLWithPath: "/"))
         }
         settings.fx.providers = [FXProviderSettings(kind: .dunamu, baseURL: URL(fileURLWithPath: "/"))]
@@ -41,13 +56,6 @@ struct IncrementalBenchmark {
             book.recordSuccess(.dunamu, rates: [FXRate(base: "USD", quote: "KRW", rate: price, provider: "dunamu", at: start)], at: start)
         }
         _ = engine.handle(.fxRound(book, FXFailover(chain: [.standard(.dunamu)], currencies: ["KRW"], maxAge: .seconds(900))), now: start)
-        let full = EvaluationBenchmark.book(markets: markets, receivedAt: start)
-        for id in EvaluationBenchmark.usdtExchanges + EvaluationBenchmark.krwExchanges {
-            let quotes = markets.assets.compactMap { asset in
-                full.quote(id, MarketPair(base: asset, quote: EvaluationBenchmark.krwExchanges.contains(id) ? "KRW" : "USDT"))
-            }
-            _ = engine.handle(.quotes(id, quotes, .snapshot), now: start)
-        }
         return engine
     }
 }
