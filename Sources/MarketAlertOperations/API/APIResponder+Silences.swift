@@ -60,11 +60,8 @@ extension APIResponder {
                 }
                 try await store.insertSilence(silence)
                 try await backend.pushSilences(now: now)
-            } catch is HAWriteRefused {
-                return Self.notLeader()
             } catch {
-                backend.logger.error("state store: cannot save a silence: \(error)")
-                return Self.json(APIDocuments.Problem(error: "the silence could not be saved"), status: .internalServerError)
+                return storeFailure(error, cannot: "save", could: "saved")
             }
             backend.logger.notice("silence created", metadata: [
                 "silence": "\(silence.id)", "key": "\(silence.matchers.key)", "ends_at": "\(Timestamp.rfc3339(silence.endsAt))",
@@ -83,14 +80,19 @@ extension APIResponder {
                 return Self.json(APIDocuments.Problem(error: "no silence with id \(id.prefix(100))", field: "id"), status: .notFound)
             }
             try await backend.pushSilences(now: now)
-        } catch is HAWriteRefused {
-            return Self.notLeader()
         } catch {
-            backend.logger.error("state store: cannot expire a silence: \(error)")
-            return Self.json(APIDocuments.Problem(error: "the silence could not be expired"), status: .internalServerError)
+            return storeFailure(error, cannot: "expire", could: "expired")
         }
         backend.logger.notice("silence expired", metadata: ["silence": "\(id)"])
         return Self.json(APIDocuments.Created(id: id))
+    }
+
+    /// The answer to a silence change the store refused: a standby's fence (503, change it on the leader), else
+    /// the error logged and a 500 that does not repeat it.
+    private func storeFailure(_ error: any Error, cannot action: String, could done: String) -> Response {
+        if error is HAWriteRefused { return Self.notLeader() }
+        backend.logger.error("state store: cannot \(action) a silence: \(error)")
+        return Self.json(APIDocuments.Problem(error: "the silence could not be \(done)"), status: .internalServerError)
     }
 
     /// Nil when the request may change state, else the refusal.
