@@ -31,8 +31,6 @@ package struct ObservedSides: Sendable {
     /// The older of the two quotes' times (a pending key starts over when it goes stale).
     var oldestAt: Date { Date(timeIntervalSinceReferenceDate: min(high.at, low.at)) }
 
-    /// The observation as `PremiumCalculator.observe` makes it, from the quotes in `book` (nil when a slot was
-    /// emptied since).
     /// Whether `observation(in:)` would make an observation: both slots hold a quote with the basis's price
     /// (a mid needs a bid and an ask, and their mean of two valid prices is one), checked without making it.
     func isPriced(in book: QuoteBook) -> Bool {
@@ -40,6 +38,8 @@ package struct ObservedSides: Sendable {
         return last ? dear.last != nil && cheap.last != nil : dear.bid != nil && dear.ask != nil && cheap.bid != nil && cheap.ask != nil
     }
 
+    /// The observation as `PremiumCalculator.observe` makes it, from the quotes in `book` (nil when a slot was
+    /// emptied since).
     package func observation(in book: QuoteBook) -> PremiumObservation? {
         guard let dear = book.quote(inSlot: high.slot), let cheap = book.quote(inSlot: low.slot),
               let dearPrice = last ? dear.last : dear.mid, let cheapPrice = last ? cheap.last : cheap.mid

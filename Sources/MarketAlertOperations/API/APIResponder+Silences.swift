@@ -96,7 +96,7 @@ extension APIResponder {
     }
 
     /// Nil when the request may change state, else the refusal.
-    func authorize(_ request: Request, client: String?) -> Response? {
+    private func authorize(_ request: Request, client: String?) -> Response? {
         switch backend.access.authorize(request.headers[.authorization], client: client, now: backend.clock.now()) {
         case .throttled(let retryAfter):
             var response = Self.json(
