@@ -8,9 +8,10 @@ import Glibc
 /// from the same state: the binary read from disk by the daemon's own page faults, as after a boot.
 ///
 /// The state matters on this kernel (likely because a fault maps the page-cache folio around it whole, and
-/// the folios' sizes depend on how the file was read; not proven). With the binary read beforehand (`cat binary >/dev/null`) the
-/// polling daemon's steady memory was 24.7–25.6 MB; with its cache dropped, 22.0–23.1 MB for the same build,
-/// and the runs stopped moving between two modes 1.5–2 MB apart (round 11 in the README).
+/// the folios' sizes depend on how the file was read; not proven). With the binary read beforehand
+/// (`cat binary >/dev/null`) the polling daemon's steady memory was 24.7–25.6 MB; with its cache dropped,
+/// 22.0–23.1 MB for the same build, and the runs stopped moving between two modes 1.5–2 MB apart (round 11
+/// in the README).
 enum ColdBinary {
     /// Asks the kernel to drop the clean, unmapped cached pages of `path` (`POSIX_FADV_DONTNEED`); pages a
     /// running process maps stay. Returns what was done, for the report.

@@ -40,7 +40,9 @@ package struct StartupPageRelease: Service {
                 return  // stopping (or cancelled) before start-up was over: nothing to give back
             }
             let bytes = release()
-            logger.debug("released start-up pages of the executable", metadata: ["mb": "\((Double(bytes) / 104_857.6).rounded() / 10)"])
+            // MB to one decimal by rounding, not `String(format:)`: the formatter's code would run only now.
+            let megabytes = (Double(bytes) / 1_048_576 * 10).rounded() / 10
+            logger.debug("released start-up pages of the executable", metadata: ["mb": "\(megabytes)"])
             await group.waitForAll()
         }
     }
