@@ -27,6 +27,8 @@ struct BenchOptions {
     /// The Python interpreter for the peer run (with websockets and orjson), and the peer's script.
     var peerPython: String?
     var peerScript = "scripts/bench-peer.py"
+    /// A third client for the peer run: the built scripts/bench-floor.c.
+    var floor: String?
     var seconds = 60
     /// Watched assets per exchange for the daemon runs (`--rss`, `--streams`); the in-process tables use 50.
     var assets = BenchMarkets.assetCount
@@ -43,7 +45,7 @@ struct BenchOptions {
                marketalertd-bench --rss [--seconds N] [--binary PATH] [--fixtures DIR]
                marketalertd-bench --idle [--seconds N] [--binary PATH] [--fixtures DIR]
                marketalertd-bench --streams [--seconds N] [--rate N] [--assets N] [--binary PATH] [--fixtures DIR]
-               marketalertd-bench --peer PYTHON [--peer-script PATH] [--seconds N] [--rate N] [--binary PATH]
+               marketalertd-bench --peer PYTHON [--peer-script PATH] [--floor PATH] [--seconds N] [--rate N] [--binary PATH]
                marketalertd-bench --ha [--iterations N]
                marketalertd-bench --depth [--eval-iterations N]
                marketalertd-bench --depth-streams [--pattern spread|grouped] [--seconds N] [--rate N] [--binary PATH]
@@ -66,6 +68,8 @@ struct BenchOptions {
                                websockets and orjson) on one local Binance bookTicker stream of 50 markets,
                                --rate frames/s to each (default 200): CPU per frame, the daemon's against the peer's
           --peer-script PATH   the peer's script (default scripts/bench-peer.py)
+          --floor PATH         under --peer: a third client on the same frames, scripts/bench-floor.c built
+                               (one blocking read a frame): the host's floor, and each client's CPU above it
           --ha                 the fenced PostgreSQL writes of one transition, on a private cluster (needs
                                Debian's postgresql; run as root it uses the postgres user)
           --rate N             frames per second per exchange under --streams (default 50)
@@ -114,6 +118,7 @@ struct BenchOptions {
             case "--rate": options.rate = try positive(flag); options.rateGiven = true
             case "--peer": options.peerPython = try value(flag)
             case "--peer-script": options.peerScript = try value(flag)
+            case "--floor": options.floor = try value(flag)
             case "--seconds": options.seconds = try positive(flag)
             case "--assets": options.assets = try positive(flag)
             case "--binary": options.binary = try value(flag)

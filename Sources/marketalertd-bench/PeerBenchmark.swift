@@ -9,6 +9,10 @@ import Synchronization
 /// 25-line Python client, `scripts/bench-peer.py`: websockets + orjson, parse, keep best bid/ask, compute a
 /// premium). Both see the same frames and the same host, so the ratio of their CPU per frame does not
 /// depend on how busy the machine is the way each figure alone does.
+///
+/// With `floor`, a third client takes the same frames: `scripts/bench-floor.c`, one blocking `read` a wakeup
+/// and a few hundred nanoseconds of C per frame. What it spends is the host's price of waking a thread for a
+/// frame and reading it, which no client escapes; the report gives each client's CPU per frame above it.
 struct PeerBenchmark {
     struct Side {
         var cpuSeconds: Double
@@ -19,6 +23,8 @@ struct PeerBenchmark {
     struct Result {
         var daemon: Side
         var peer: Side
+        var floor: Side?
+        var floorLine: String
         var frames: Int
         var window: Double
         var host: (stealTicks: Int, loadAverage: Double)?
@@ -38,6 +44,8 @@ struct PeerBenchmark {
     let binary: String
     let python: String
     let script: String
+    /// The built `scripts/bench-floor.c`, or nil for no floor client.
+    let floor: String?
     let seconds: Int
     /// Frames a second on the one stream (each goes to both clients).
     let rate: Int
@@ -85,17 +93,20 @@ struct PeerBenchmark {
             return server.openConnections.count { !$0.received.isEmpty } >= 1
         }
 
-        let peerOutput = Pipe()
-        let peer = Process()
-        peer.executableURL = URL(fileURLWithPath: python)
-        peer.arguments = [script, url] + zip(symbols, markets.assets).map { "\($0)=\(markets.usdPrice($1))" }
-        peer.standardInput = FileHandle.nullDevice
-        peer.standardOutput = peerOutput
-        try peer.run()
+        let clientArguments = [url] + zip(symbols, markets.assets).map { "\($0)=\(markets.usdPrice($1))" }
+        let (peer, peerOutput) = try Self.start(python, [script] + clientArguments)
         defer { if peer.isRunning { kill(peer.processIdentifier, SIGKILL) } }
         try await waitFor("the peer's subscription", timeout: .seconds(20)) {
             guard peer.isRunning else { throw Failure(description: "the peer exited (\(python) \(script)): is websockets/orjson installed?") }
             return server.openConnections.count { !$0.received.isEmpty } >= 2
+        }
+        let floorClient = try floor.map { try Self.start($0, clientArguments) }
+        defer { if let floorClient, floorClient.process.isRunning { kill(floorClient.process.processIdentifier, SIGKILL) } }
+        if let floorClient {
+            try await waitFor("the floor client's subscription", timeout: .seconds(20)) {
+                guard floorClient.process.isRunning else { throw Failure(description: "the floor client exited (\(floor ?? ""))") }
+                return server.openConnections.count { !$0.received.isEmpty } >= 3
+            }
         }
         let targets = server.openConnections.map(\.id)
 
@@ -120,7 +131,7 @@ struct PeerBenchmark {
             }
         }
         let clock = ContinuousClock()
-        var start: (daemon: Double, peer: Double, frames: Int, at: ContinuousClock.Instant, host: HostCPU?, d: [String: Int], p: [String: Int])?
+        var start: (daemon: Double, peer: Double, floor: Double, frames: Int, at: ContinuousClock.Instant, host: HostCPU?, d: [String: Int], p: [String: Int])?
         var end = start
         var next = clock.now
         for second in 1...seconds {
@@ -129,6 +140,7 @@ struct PeerBenchmark {
             guard daemon.isRunning, peer.isRunning else { break }
             let reading = (
                 daemon: ProcCPU.seconds(pid: daemon.processIdentifier) ?? 0, peer: ProcCPU.seconds(pid: peer.processIdentifier) ?? 0,
+                floor: floorClient.flatMap { ProcCPU.seconds(pid: $0.process.processIdentifier) } ?? 0,
                 frames: pushed.value.load(ordering: .relaxed), at: clock.now, host: HostCPU.read(),
                 d: ThreadSwitches.read(pid: daemon.processIdentifier), p: ThreadSwitches.read(pid: peer.processIdentifier))
             if second == max(1, seconds / 2) { start = reading }
@@ -142,6 +154,11 @@ struct PeerBenchmark {
         kill(peer.processIdentifier, SIGTERM)
         let peerExit = await stop(peer)
         let peerLine = String(decoding: peerOutput.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        var floorLine = ""
+        if let floorClient {
+            kill(floorClient.process.processIdentifier, SIGTERM)
+            floorLine = "\(String(decoding: floorClient.output.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), \(await stop(floorClient.process))"
+        }
         kill(daemon.processIdentifier, SIGTERM)
         let daemonExit = await stop(daemon)
 
@@ -150,10 +167,23 @@ struct PeerBenchmark {
         return Result(
             daemon: Side(cpuSeconds: end.daemon - start.daemon, switches: ThreadSwitches.delta(start.d, end.d)),
             peer: Side(cpuSeconds: end.peer - start.peer, switches: ThreadSwitches.delta(start.p, end.p)),
+            floor: floorClient.map { _ in Side(cpuSeconds: end.floor - start.floor, switches: []) }, floorLine: floorLine,
             frames: end.frames - start.frames,
             window: Double(window.components.seconds) + Double(window.components.attoseconds) / 1e18,
             host: HostCPU.window(from: start.host, to: end.host), peerLine: peerLine, daemonSides: sides,
             daemonExit: daemonExit, peerExit: peerExit)
+    }
+
+    /// Starts a client of the stream, its standard output piped.
+    private static func start(_ executable: String, _ arguments: [String]) throws -> (process: Process, output: Pipe) {
+        let output = Pipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        try process.run()
+        return (process, output)
     }
 
     /// A Binance `bookTicker` frame (`<symbol>@bookTicker` on the raw `/ws` endpoint).
@@ -219,60 +249,5 @@ struct PeerBenchmark {
             return "still running 15 s after SIGTERM (killed)"
         }
         return "\(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus) after SIGTERM"
-    }
-
-    static func report(_ r: Result) -> (String, [Verdict]) {
-        func us(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
-        func pct(_ side: Side) -> String { String(format: "%.2f%%", r.window > 0 ? side.cpuSeconds / r.window * 100 : 0) }
-        func switches(_ side: Side) -> String {
-            side.switches.filter { $0.count > 0 }.map { String(format: "%@ %.2f", $0.thread, Double($0.count) / Double(max(r.frames, 1))) }
-                .joined(separator: ", ")
-        }
-        var lines: [String] = []
-        lines.append(String(format: "window %.0f s, %d frames to each client (%.0f/s)", r.window, r.frames, Double(r.frames) / max(r.window, 1))
-            + (r.host.map { String(format: "; the host meanwhile: %d ticks of steal, load average %.2f at the end", $0.stealTicks, $0.loadAverage) } ?? ""))
-        lines.append(Report.table([
-            ["client", "CPU s", "of a core", "per frame", "context switches per frame, by thread"],
-            ["marketalertd", String(format: "%.2f", r.daemon.cpuSeconds), pct(r.daemon), us(r.perFrame(r.daemon)), switches(r.daemon)],
-            ["python peer", String(format: "%.2f", r.peer.cpuSeconds), pct(r.peer), us(r.perFrame(r.peer)), switches(r.peer)],
-        ]))
-        lines.append("peer: \(r.peerLine.isEmpty ? "(no report)" : r.peerLine), \(r.peerExit); daemon: binance premium sides on a stream quote \(r.daemonSides), \(r.daemonExit)")
-        let peerFrames = r.peerLine.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-        return (lines.joined(separator: "\n"), [
-            Verdict(pass: peerFrames > 0 && r.daemonSides > 0, text: "peer run: both clients took the frames (peer \(peerFrames), daemon's binance sides \(r.daemonSides))"),
-            Verdict(pass: r.ratio <= budget,
-                    text: String(format: "daemon CPU per frame %@ against the Python peer's %@ on the same stream: %.2f× (budget %.2f×)",
-                                 us(r.perFrame(r.daemon)), us(r.perFrame(r.peer)), r.ratio, budget)),
-        ])
-    }
-}
-
-final class FrameCounter: Sendable {
-    let value = Atomic<Int>(0)
-}
-
-/// Context switches (voluntary + involuntary) of each thread of a process, by thread name, from
-/// `/proc/<pid>/task/*/status`: how many times each thread woke up.
-enum ThreadSwitches {
-    static func read(pid: Int32) -> [String: Int] {
-        let root = "/proc/\(pid)/task"
-        var counts: [String: Int] = [:]
-        for task in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
-            guard let status = try? String(contentsOfFile: "\(root)/\(task)/status", encoding: .utf8) else { continue }
-            var name = "?"
-            var switches = 0
-            for line in status.split(separator: "\n") {
-                if line.hasPrefix("Name:") { name = line.dropFirst(5).trimmingCharacters(in: .whitespaces) }
-                if line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
-                    switches += Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
-                }
-            }
-            counts["\(name)#\(task)"] = switches
-        }
-        return counts
-    }
-
-    static func delta(_ start: [String: Int], _ end: [String: Int]) -> [(thread: String, count: Int)] {
-        end.map { (thread: $0.key, count: $0.value - (start[$0.key] ?? 0)) }.sorted { $0.count > $1.count }
     }
 }

@@ -50,12 +50,13 @@ do {
     print("watched assets (\(markets.assets.count)): \(markets.assets.joined(separator: " "))")
     if let python = options.peerPython {
         let rate = options.rateGiven ? options.rate : 200
-        print("\nDaemon beside a Python peer: \(options.binary) and \(python) \(options.peerScript), one Binance bookTicker stream of 50 markets at \(rate) frames/s to each, \(options.seconds) s")
+        print("\nDaemon beside a Python peer: \(options.binary) and \(python) \(options.peerScript)\(options.floor.map { " (and the C floor \($0))" } ?? ""), one Binance bookTicker stream of 50 markets at \(rate) frames/s to each, \(options.seconds) s")
         let apis = try await MockExchangeAPIs(markets: markets, list: list, dunamu: dunamu)
         let result: PeerBenchmark.Result
         do {
             result = try await PeerBenchmark(
-                binary: options.binary, python: python, script: options.peerScript, seconds: options.seconds, rate: rate, markets: markets, apis: apis
+                binary: options.binary, python: python, script: options.peerScript, floor: options.floor, seconds: options.seconds, rate: rate,
+                markets: markets, apis: apis
             ).run()
         } catch {
             await apis.shutdown()
