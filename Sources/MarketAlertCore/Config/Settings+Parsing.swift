@@ -23,7 +23,7 @@ extension Settings {
             settings.validateHistory(table)
             settings.validateKRWBases(table)
             settings.validateRouting(table)
-            settings.resolveTakerFees()
+            settings.resolveRuleDerivedSettings()
         }
         if diagnostics.hasErrors { throw ConfigError(issues: diagnostics.issues) }
         return (settings, diagnostics.issues)
@@ -107,9 +107,16 @@ extension Settings {
 
 extension Settings {
     /// Each rule carries its exchanges' taker fees (`taker_fee_pct`, else the exchange's published one), so
-    /// evaluation looks nothing up in the exchange settings; the exchanges of depth rules keep books.
-    mutating func resolveTakerFees() {
+    /// evaluation looks nothing up in the exchange settings; the exchanges of depth rules keep books, and
+    /// only the exchanges a `mid`/`bidask` rule (or `fx.usdt_krw`) reads stream their best bid/ask apart.
+    mutating func resolveRuleDerivedSettings() {
+        for exchange in exchanges.keys {
+            exchanges[exchange]?.bestBidAskWanted = fx.usdtKrw?.exchanges.contains(exchange) ?? false
+        }
         for index in premium.rules.indices {
+            if premium.rules[index].basis == .mid || premium.rules[index].basis == .bidask {
+                for exchange in premium.rules[index].exchanges { exchanges[exchange]?.bestBidAskWanted = true }
+            }
             var fees: [ExchangeID: Double] = [:]
             for exchange in premium.rules[index].exchanges { fees[exchange] = exchanges[exchange]?.takerFeePct }
             premium.rules[index].takerFeePct = fees

@@ -55,6 +55,12 @@ package struct ExchangeSettings: Sendable, Equatable {
     package var depthLevels = ExchangeSettings.defaultDepthLevels
     /// Derived by the config reader: some `basis: depth` rule watches this exchange, so its stream keeps books.
     package var booksWanted = false
+    /// Derived by the config reader: some `basis: mid` or `bidask` rule watches this exchange, or USD/KRW's
+    /// `fx.usdt_krw` takes its USDT/KRW (a mid where there is one). Where this is false, a stream whose best
+    /// bid/ask has a channel of its own (Binance `@bookTicker`, Bybit `orderbook.1`, HTX `bbo`, Gate
+    /// `spot.book_ticker`, Upbit's and Bithumb's `orderbook`) leaves that channel out: `basis: last` needs the
+    /// ticker only. True outside the reader: everything, as before.
+    package var bestBidAskWanted = true
 
     package static let defaultDepthLevels = 20
     package static let maximumDepthLevels = 400

@@ -12,6 +12,11 @@ import MarketAlertKit
 /// announces an early close: both start a replacement connection before the old one goes.
 /// Frames of a combined stream (`{"stream":…,"data":{…}}`, the `/stream` endpoint) are read too.
 ///
+/// Where no rule reads the best bid/ask (`withoutBestBidAsk`, every rule `basis: last`), `@bookTicker` is left
+/// out: it is pushed on every change of the best bid or ask, on a busy market many times a second, while
+/// `@ticker` comes once a second and carries the last price and the best bid/ask (`b`, `a`) too, which are
+/// then taken from it.
+///
 /// v3 books (`keepingBooks`): `<symbol>@depth@100ms` diffs take `@bookTicker`'s place (best bid/ask follow the
 /// book), applied on a REST `/api/v3/depth` snapshot the transport fetches (`bookResync`), with Binance's
 /// rule (`BookSequence`): diffs wait for the snapshot, those with `u <= lastUpdateId` are dropped, the first
@@ -20,8 +25,16 @@ import MarketAlertKit
 package struct BinanceStream: ExchangeStreamProtocol {
     /// v3: the levels each book keeps (nil: tickers only).
     package private(set) var bookLevels: Int?
+    /// Whether `@bookTicker` is subscribed (without books); false: `@ticker`'s bid/ask are used.
+    package private(set) var streamsBestBidAsk = true
 
     package init() {}
+
+    package func withoutBestBidAsk() -> BinanceStream? {
+        var configured = self
+        configured.streamsBestBidAsk = false
+        return configured
+    }
 
     package func keepingBooks(levels: Int) -> BinanceStream? {
         var configured = self
@@ -83,7 +96,8 @@ package struct BinanceStream: ExchangeStreamProtocol {
     package func subscription(for markets: [String]) -> StreamSubscription {
         let streams = markets.flatMap { market in
             let symbol = market.lowercased()
-            return [bookLevels == nil ? "\(symbol)@bookTicker" : "\(symbol)@depth@100ms", "\(symbol)@ticker"]
+            if bookLevels != nil { return ["\(symbol)@depth@100ms", "\(symbol)@ticker"] }
+            return streamsBestBidAsk ? ["\(symbol)@bookTicker", "\(symbol)@ticker"] : ["\(symbol)@ticker"]
         }
         var messages: [String] = []
         var acks: Set<String> = []
@@ -121,6 +135,11 @@ package struct BinanceStream: ExchangeStreamProtocol {
             guard let index = table.index(of: json.slice(symbol)) else { return .unwatched }
             let time = fields.E.flatMap(json.integer).map { Date(timeIntervalSince1970: Double($0) / 1000) }
             table.apply(index, last: last, exchangeTime: time)
+            // Without `@bookTicker` (and books), the ticker's best bid/ask are the freshest there are.
+            if !streamsBestBidAsk, bookLevels == nil, let bid = fields.b.flatMap(json.price), let ask = fields.a.flatMap(json.price),
+               bid.value <= ask.value {
+                table.apply(index, bid: bid, ask: ask)
+            }
             return .data
         }
         if let symbol = fields.s, let bidValue = fields.b, let askValue = fields.a, let updateID = fields.u {

@@ -12,6 +12,9 @@ import MarketAlertKit
 /// Depth-1 order book pushes are snapshots (both sides) or deltas: an empty side list leaves that side as it
 /// was, a level of size 0 removes it; a delta whose only level on a side is removed empties that side.
 ///
+/// Where no rule reads the best bid/ask (`withoutBestBidAsk`, every rule `basis: last`), `orderbook.1` is left
+/// out and quotes carry the last price only.
+///
 /// v3 books (`keepingBooks`): `orderbook.50.<SYMBOL>` (`orderbook.200` beyond 25 levels kept) takes
 /// `orderbook.1`'s place. Its first push after subscribing is a `snapshot`, then `delta`s whose `u` grows by
 /// one per push (Bybit: "normally continuous"); a `snapshot` (also the `u = 1` one after a service restart)
@@ -20,8 +23,21 @@ import MarketAlertKit
 package struct BybitStream: ExchangeStreamProtocol {
     /// v3: the depth of the book topic (50 or 200; nil: tickers only, `orderbook.1`).
     package private(set) var bookDepth: Int?
+    /// Whether `orderbook.1` is subscribed (without books).
+    package private(set) var streamsBestBidAsk = true
 
     package init() {}
+
+    package func withoutBestBidAsk() -> BybitStream? {
+        var configured = self
+        configured.streamsBestBidAsk = false
+        return configured
+    }
+
+    /// Each market's topics: its book (`orderbook.1`, or the kept depth) unless left out, and its ticker.
+    private func topics(_ market: String) -> [String] {
+        bookDepth == nil && !streamsBestBidAsk ? ["tickers.\(market)"] : ["\(bookTopic)\(market)", "tickers.\(market)"]
+    }
 
     package func keepingBooks(levels: Int) -> BybitStream? {
         var configured = self
@@ -50,17 +66,18 @@ package struct BybitStream: ExchangeStreamProtocol {
 
     package func marketID(_ pair: MarketPair) -> String { BybitTickerSource.symbol(pair) }
 
-    /// Requests of at most 10 topics (5 markets); each `req_id` is named after its first market, so a request
-    /// sent again after a refusal (Bybit refuses the whole request for one unknown symbol, and the other
-    /// markets of it are asked for again on the same connection) never shares an id with one still pending.
+    /// Requests of at most 10 topics (5 markets, or 10 with the ticker alone); each `req_id` is named after its
+    /// first market, so a request sent again after a refusal (Bybit refuses the whole request for one unknown
+    /// symbol, and the other markets of it are asked for again on the same connection) never shares an id
+    /// with one still pending.
     package func subscription(for markets: [String]) -> StreamSubscription {
-        let perRequest = Self.topicsPerRequest / 2
+        let perRequest = Self.topicsPerRequest / topics("").count
         var messages: [String] = []
         var acks: Set<String> = []
         var parts: [[String]] = []
         for start in stride(from: 0, to: markets.count, by: perRequest) {
             let chunk = Array(markets[start..<min(start + perRequest, markets.count)])
-            let topics = chunk.flatMap { ["\(bookTopic)\($0)", "tickers.\($0)"] }
+            let topics = chunk.flatMap(topics)
             let id = "sub-\(chunk[0])"
             messages.append("{\"req_id\":\"\(id)\",\"op\":\"subscribe\",\"args\":[\(topics.map { "\"\($0)\"" }.joined(separator: ","))]}")
             acks.insert("req:\(id)")

@@ -12,12 +12,22 @@ import MarketAlertKit
 /// carry at most `pairsPerRequest` pairs. Keepalive: Gate keeps connections alive "on the protocol layer"
 /// (its docs): it pings the client, which answers, and answers the client's WebSocket pings, sent every
 /// 15 s here. Its application ping (`spot.ping`, answered by `spot.pong`, which is read as a heartbeat) would
-/// need a fresh `time` in every ping; the protocol ping needs nothing. v3 books: `GateBook.swift`.
+/// need a fresh `time` in every ping; the protocol ping needs nothing. Where no rule reads the best bid/ask
+/// (`withoutBestBidAsk`), `spot.book_ticker` is left out and quotes carry the last price only. v3 books:
+/// `GateBook.swift`.
 package struct GateStream: ExchangeStreamProtocol {
     /// v3: the levels each book keeps (nil: tickers only).
     package internal(set) var bookLevels: Int?
+    /// Whether `spot.book_ticker` is subscribed (without books).
+    package private(set) var streamsBestBidAsk = true
 
     package init() {}
+
+    package func withoutBestBidAsk() -> GateStream? {
+        var configured = self
+        configured.streamsBestBidAsk = false
+        return configured
+    }
 
     /// Gate documents no subscription limit per connection (its maintainers: "No limit on subscriptions",
     /// github.com/gateio/gatews/issues/25): `maxMarketsPerConnection` stays nil, one connection.
@@ -33,7 +43,8 @@ package struct GateStream: ExchangeStreamProtocol {
 
     /// Two requests (tickers, book_ticker) per chunk of pairs; each request's `id` comes from its channel
     /// and pairs, so a request sent again with fewer pairs after a refusal never shares one still pending.
-    /// With books, `spot.order_book_update` requests (one per pair) take `spot.book_ticker`'s place.
+    /// With books, `spot.order_book_update` requests (one per pair) take `spot.book_ticker`'s place; without
+    /// the best bid/ask, tickers alone.
     package func subscription(for markets: [String]) -> StreamSubscription {
         let time = Self.seconds()
         var messages: [String] = []
@@ -48,7 +59,7 @@ package struct GateStream: ExchangeStreamProtocol {
                 acks.formUnion(books.acks)
                 parts += books.parts
             }
-            for (index, channel) in Self.channels.enumerated() where bookLevels == nil || index == 0 {
+            for (index, channel) in Self.channels.enumerated() where index == 0 || (bookLevels == nil && streamsBestBidAsk) {
                 let id = Self.requestID(channel: index, pairs: chunk)
                 messages.append("{\"time\":\(time),\"id\":\(id),\"channel\":\"\(channel)\",\"event\":\"subscribe\",\"payload\":[\(payload)]}")
                 acks.insert("id:\(id)")

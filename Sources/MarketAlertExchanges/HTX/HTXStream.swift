@@ -13,12 +13,23 @@ import MarketAlertKit
 /// connection that misses two of them: each is answered `{"pong":<ms>}` at once. A frame that is not gzip
 /// is read as the JSON it is (HTX never sends one; the fuzz seeds and kit checks are plain text).
 ///
+/// Where no rule reads the best bid/ask (`withoutBestBidAsk`, every rule `basis: last`) and no book is kept,
+/// `bbo` is left out: the ticker alone, quotes with the last price only.
+///
 /// v3 books (`keepingBooks`): `market.<symbol>.depth.step0` beside the two (`HTXBook`).
 package struct HTXStream: ExchangeStreamProtocol {
     /// v3: whether each market's book is kept (its levels are the table's).
     package private(set) var keepsBooks = false
+    /// Whether `bbo` is subscribed.
+    package private(set) var streamsBestBidAsk = true
 
     package init() {}
+
+    package func withoutBestBidAsk() -> HTXStream? {
+        var configured = self
+        configured.streamsBestBidAsk = false
+        return configured
+    }
 
     package func keepingBooks(levels: Int) -> HTXStream? {
         var configured = self
@@ -33,11 +44,14 @@ package struct HTXStream: ExchangeStreamProtocol {
 
     package func marketID(_ pair: MarketPair) -> String { HTXTickerSource.symbol(pair) }
 
-    /// The topics of `market`: best bid/ask and the ticker.
-    static func topics(_ market: String) -> [String] { ["market.\(market).bbo", "market.\(market).ticker"] }
+    /// The topics of `market`: best bid/ask (unless left out) and the ticker, and its book where kept.
+    func topics(_ market: String) -> [String] {
+        if keepsBooks { return ["market.\(market).bbo", "market.\(market).ticker", HTXBook.topic(market)] }
+        return streamsBestBidAsk ? ["market.\(market).bbo", "market.\(market).ticker"] : ["market.\(market).ticker"]
+    }
 
     package func subscription(for markets: [String]) -> StreamSubscription {
-        let topics = markets.flatMap { market in Self.topics(market) + (keepsBooks ? [HTXBook.topic(market)] : []) }
+        let topics = markets.flatMap(topics)
         return StreamSubscription(messages: topics.map { "{\"sub\":\"\($0)\",\"id\":\"\($0)\"}" }, acks: Set(topics))
     }
 

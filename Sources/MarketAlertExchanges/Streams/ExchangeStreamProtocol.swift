@@ -35,6 +35,12 @@ package protocol ExchangeStreamProtocol: Sendable {
     /// deep, into the table's books (`StreamMarketTable+Books.swift`) with the exchange's integrity rule; nil
     /// (the default) while the exchange has no book adapter, so its depth rules see no book from it.
     func keepingBooks(levels: Int) -> Self?
+    /// This protocol without the channel of its own that carries the best bid/ask (Binance `@bookTicker`,
+    /// Bybit `orderbook.1`, HTX `bbo`, Gate `spot.book_ticker`, Upbit's and Bithumb's `orderbook`), for
+    /// exchanges no `mid`/`bidask` rule reads: the ticker alone brings what `basis: last` needs, and on a busy
+    /// market the best bid/ask channel is by far the chattiest. nil (the default): the exchange has no such
+    /// channel, its ticker carries everything.
+    func withoutBestBidAsk() -> Self?
     /// v3: how a book the decoder threw away (`StreamMarketTable.requestBookSnapshot`) is rebuilt. The
     /// default, `.reconnect`, opens a fresh connection whose subscriptions bring every book anew.
     var bookResync: StreamBookResync { get }
@@ -64,6 +70,7 @@ extension ExchangeStreamProtocol {
     package var endpointRequest: StreamEndpointRequest? { nil }
     package var maxMarketsPerConnection: Int? { nil }
     package func keepingBooks(levels: Int) -> Self? { nil }
+    package func withoutBestBidAsk() -> Self? { nil }
     package var bookResync: StreamBookResync { .reconnect }
     package func seedBook(_ body: UnsafeRawBufferPointer, at index: Int, into table: inout StreamMarketTable, receivedAt: Date) -> Bool {
         false

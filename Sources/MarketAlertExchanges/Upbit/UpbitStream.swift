@@ -9,15 +9,25 @@ import MarketAlertKit
 /// `{"error":{"name":…,"message":…}}`. The `SIMPLE` format abbreviates keys (`ty`, `cd`, `tp`, `obu.ap`);
 /// both spellings are read. Keepalive: a WebSocket ping every 30 s (Upbit closes idle connections after
 /// 120 s). No `Origin` header is sent: Upbit limits requests carrying one to 1 per 10 s.
+/// Where no rule reads the best bid/ask (`withoutBestBidAsk`), `orderbook` is left out: the ticker alone.
 package struct UpbitStream: ExchangeStreamProtocol {
     package let ticket: String
     /// v3 books: the orderbook units asked for (1, 5, 15 or 30: Upbit's supported counts), nil: the best
     /// level only. Every orderbook push is a full snapshot of that many levels, so no sequence is kept.
     package private(set) var bookUnits: Int?
+    /// Whether `orderbook` is subscribed without books (its best level: the quote's bid and ask). False where
+    /// no rule reads them (`withoutBestBidAsk`): the ticker alone, the last price.
+    package private(set) var streamsBestBidAsk = true
 
     package init(ticket: String = "marketalertd-\(UUID().uuidString.lowercased())") { self.ticket = ticket }
 
     /// Books of `levels` levels: the smallest count Upbit supports that covers them (at most 30).
+    package func withoutBestBidAsk() -> UpbitStream? {
+        var configured = self
+        configured.streamsBestBidAsk = false
+        return configured
+    }
+
     package func keepingBooks(levels: Int) -> UpbitStream? {
         var configured = self
         configured.bookUnits = [1, 5, 15, 30].first { $0 >= levels } ?? 30
@@ -34,7 +44,7 @@ package struct UpbitStream: ExchangeStreamProtocol {
     package func marketID(_ pair: MarketPair) -> String { UpbitTickerSource.marketCode(pair) }
 
     package func subscription(for markets: [String]) -> StreamSubscription {
-        UpbitStyleFrames.subscription(ticket: ticket, markets: markets, format: "SIMPLE", bookUnits: bookUnits ?? 1)
+        UpbitStyleFrames.subscription(ticket: ticket, markets: markets, format: "SIMPLE", bookUnits: bookUnits ?? (streamsBestBidAsk ? 1 : nil))
     }
 
     package func decode(_ frame: UnsafeRawBufferPointer, into table: inout StreamMarketTable, receivedAt: Date) -> StreamFrame {
@@ -44,12 +54,14 @@ package struct UpbitStream: ExchangeStreamProtocol {
 
 /// The request and frames Upbit and Bithumb (whose public WebSocket copies Upbit's) share.
 package enum UpbitStyleFrames {
-    /// `bookUnits`: the orderbook levels each push carries (`KRW-BTC.15`); 1 for the best level only.
-    package static func subscription(ticket: String, markets: [String], format: String, bookUnits: Int = 1) -> StreamSubscription {
+    /// `bookUnits`: the orderbook levels each push carries (`KRW-BTC.15`); 1 for the best level only; nil: no
+    /// orderbook, the ticker alone.
+    package static func subscription(ticket: String, markets: [String], format: String, bookUnits: Int? = 1) -> StreamSubscription {
         let codes = markets.map { "\"\($0)\"" }.joined(separator: ",")
-        let books = markets.map { "\"\($0).\(bookUnits)\"" }.joined(separator: ",")
-        let message = "[{\"ticket\":\"\(ticket)\"},{\"type\":\"ticker\",\"codes\":[\(codes)]},"
-            + "{\"type\":\"orderbook\",\"codes\":[\(books)]},{\"format\":\"\(format)\"}]"
+        let books = bookUnits.map { units in
+            "{\"type\":\"orderbook\",\"codes\":[\(markets.map { "\"\($0).\(units)\"" }.joined(separator: ","))]},"
+        } ?? ""
+        let message = "[{\"ticket\":\"\(ticket)\"},{\"type\":\"ticker\",\"codes\":[\(codes)]},\(books){\"format\":\"\(format)\"}]"
         return StreamSubscription(messages: [message], acks: [], liveOnFirstData: true)
     }
 

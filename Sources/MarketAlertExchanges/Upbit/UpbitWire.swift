@@ -63,9 +63,10 @@ package enum UpbitWire {
             }
             let ticker = objects.first { $0["type"] as? String == "ticker" }?["codes"] as? [String] ?? []
             let books = objects.first { $0["type"] as? String == "orderbook" }?["codes"] as? [String] ?? []
-            // Orderbook codes carry the unit count asked for (`KRW-BTC.1`; v3 books `.5`, `.15` or `.30`), one for all.
+            // Orderbook codes carry the unit count asked for (`KRW-BTC.1`; v3 books `.5`, `.15` or `.30`), one for all;
+            // a request may also ask for tickers alone (no `orderbook` object).
             let units = books.first.flatMap { $0.split(separator: ".").last.map(String.init) } ?? "1"
-            guard !ticker.isEmpty, ["1", "5", "15", "30"].contains(units), books == ticker.map({ "\($0).\(units)" }),
+            guard !ticker.isEmpty, ["1", "5", "15", "30"].contains(units), books.isEmpty || books == ticker.map({ "\($0).\(units)" }),
                   objects.last?["format"] as? String == format,
                   ticker.allSatisfy({ WireJSON.matches($0, #"^[A-Z]+-[A-Z0-9]+$"#) })
             else { return [reply(#"{"error":{"name":"WRONG_FORMAT","message":"요청 형식이 올바르지 않습니다."}}"#)] }

@@ -13,6 +13,9 @@ extension ExchangeRegistry {
     private static func webSocketSource<P: ExchangeStreamProtocol>(
         _ protocolDescription: P, url: URL, settings: ExchangeSettings, context: StreamContext
     ) -> any StreamSource {
+        // No rule reads this exchange's best bid/ask: its own channel for it stays unsubscribed.
+        var protocolDescription = protocolDescription
+        if !settings.bestBidAskWanted, let tickerOnly = protocolDescription.withoutBestBidAsk() { protocolDescription = tickerOnly }
         // A depth rule watches the exchange: books too, where its folder has a book adapter.
         if settings.booksWanted, let withBooks = protocolDescription.keepingBooks(levels: settings.depthLevels) {
             return WebSocketStreamSource(

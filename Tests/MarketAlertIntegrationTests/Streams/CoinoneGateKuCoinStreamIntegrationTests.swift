@@ -100,13 +100,15 @@ struct CoinoneGateKuCoinStreamIntegrationTests {
         }
         #expect(coinone.connections.first?.texts.contains(#"{"request_type":"SUBSCRIBE","channel":"TICKER","topic":{"quote_currency":"KRW","target_currency":"BTC"}}"#) == true)
         #expect(gate.connections.first?.uri == "/ws/v4/")
-        #expect(gate.connections.first?.texts.contains { $0.contains(#""channel":"spot.book_ticker","event":"subscribe","payload":["BTC_USDT"]"#) } == true)
+        // `basis: last` reads no best bid/ask: `spot.book_ticker` is left out, tickers alone (#26 item 15).
+        #expect(gate.connections.first?.texts.contains { $0.contains(#""channel":"spot.tickers","event":"subscribe","payload":["BTC_USDT"]"#) } == true)
+        #expect(gate.connections.first?.texts.contains { $0.contains("spot.book_ticker") } == false)
         // KuCoin: the bullet was asked for with a POST, and the connection carries its token.
         #expect(apis.server.requests(to: KuCoinStream.bulletPath).allSatisfy { $0.method == "POST" })
         #expect(!apis.server.requests(to: KuCoinStream.bulletPath).isEmpty)
         #expect(kucoin.connections.first?.uri == "/?token=\(Self.token)")
 
-        // Gate: best bid and ask on `spot.book_ticker` lift Gate above KuCoin.
+        // Gate: its last price lifts Gate above KuCoin (a `spot.book_ticker` frame, unasked for, is read too).
         gate.push(#"{"time":1764115200,"time_ms":\#(Self.nowMillis),"channel":"spot.book_ticker","event":"update","result":{"t":\#(Self.nowMillis),"u":1,"s":"BTC_USDT","b":"100199.9","B":"1","a":"100200.1","A":"1"}}"#)
         gate.push(#"{"time":1764115200,"time_ms":\#(Self.nowMillis),"channel":"spot.tickers","event":"update","result":{"currency_pair":"BTC_USDT","last":"100200","lowest_ask":"100200.1","highest_bid":"100199.9"}}"#)
         let gateFiring = try await daemon.waitForEvent("the Gate spike") { $0.key == "premium/global/BTC" && $0.status == "firing" }

@@ -70,7 +70,9 @@ struct HTXBitfinexStreamIntegrationTests {
         try await daemon.waitUntilRunning()
         _ = try await daemon.waitForLine("the HTX stream live", stderr: true) { $0.contains("htx stream live") }
         _ = try await daemon.waitForLine("the Bitfinex stream live", stderr: true) { $0.contains("bitfinex stream live") }
-        #expect(htx.connections.first?.texts.contains(#"{"sub":"market.btcusdt.bbo","id":"market.btcusdt.bbo"}"#) == true)
+        // `basis: last` reads no best bid/ask: HTX's `bbo` is left out, its ticker alone (#26 item 15).
+        #expect(htx.connections.first?.texts.contains(#"{"sub":"market.btcusdt.ticker","id":"market.btcusdt.ticker"}"#) == true)
+        #expect(htx.connections.first?.texts.contains { $0.contains(".bbo") } == false)
         #expect(bitfinex.connections.first?.texts.contains(#"{"event":"subscribe","channel":"ticker","symbol":"tBTCUST"}"#) == true)
 
         // HTX's keepalive: its gzip ping is answered with the pong it asks for.

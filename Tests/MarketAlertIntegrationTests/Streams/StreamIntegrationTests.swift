@@ -55,7 +55,8 @@ struct StreamIntegrationTests {
         try await daemon.waitUntilRunning()
         try await server.waitUntil("the subscription") { $0.connections.contains { !$0.texts.isEmpty } }
         let subscription = try #require(server.connections.first?.texts.first)
-        #expect(subscription.contains("btcusdt@bookTicker") && subscription.contains("btcusdt@ticker"))
+        // `basis: last` (the default) reads no best bid/ask: `@bookTicker` is left out (#26 item 15).
+        #expect(subscription.contains("btcusdt@ticker") && !subscription.contains("bookTicker"))
         try await daemon.waitForLine("the stream live", stderr: true) { $0.contains("binance stream live") }
         let restPolls = apis.server.requests.filter { $0.path.contains("/api/v3/ticker") }.count
 
@@ -96,6 +97,36 @@ struct StreamIntegrationTests {
             $0.connections.count >= 2 && !($0.connections.last?.texts.isEmpty ?? true)
         }
         #expect(!daemon.events.contains { $0.kind == .source })
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
+        await server.shutdown()
+    }
+
+    /// `basis: last` streams Binance's `@ticker` alone; a reload to `basis: mid` restarts the stream with
+    /// `@bookTicker` too, whose best bid/ask then make the price (#26 item 15).
+    @Test func aReloadToBasisMidSubscribesTheBookTicker() async throws {
+        let apis = try await MockMarketAPIs()
+        let harness = try DaemonHarness(apis: apis)
+        defer { harness.cleanUp() }
+        let server = try await WebSocketTestServer(persona: StreamPersonas.of(.binance)(StreamPersonaKnobs()))
+        apis.set("binance", "BTC", "100000.00")
+        apis.set("bybit", "BTC", "100000.00")
+        try harness.writeConfig(Self.config(harness, stream: server.url()))
+        let daemon = try harness.start()
+        defer { daemon.terminate() }
+        try await daemon.waitUntilRunning()
+        try await server.waitUntil("the subscription") { $0.connections.contains { !$0.texts.isEmpty } }
+        #expect(server.connections.first?.texts.contains { $0.contains("bookTicker") } == false)
+
+        try harness.writeConfig(Self.config(harness, stream: server.url(), rule: ["basis: mid"] + Self.warningRule))
+        daemon.signal(SIGHUP)
+        try await server.waitUntil("a connection asking for the book ticker", timeout: .seconds(15)) { server in
+            server.connections.contains { $0.texts.contains { $0.contains("btcusdt@bookTicker") && $0.contains("btcusdt@ticker") } }
+        }
+        // A best bid/ask well above Bybit's price makes the mid premium fire.
+        server.push(#"{"u":7,"s":"BTCUSDT","b":"100199.00","B":"1","a":"100201.00","A":"1"}"#)
+        let firing = try await daemon.waitForEvent("the mid spike") { $0.key == "premium/global/BTC" && $0.status == "firing" }
+        #expect(firing.premium?.high.exchange == "binance")
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit(timeout: .seconds(5)) == 0)
         await server.shutdown()
