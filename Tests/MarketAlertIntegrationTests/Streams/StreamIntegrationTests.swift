@@ -41,15 +41,25 @@ struct StreamIntegrationTests {
         return #"{"e":"24hrTicker","E":\#(now),"s":"BTCUSDT","p":"0","P":"0","w":"0","x":"0","c":"\#(last)","Q":"1","b":"\#(last)","B":"1","a":"\#(last)","A":"1","o":"0","h":"0","l":"0","v":"1","q":"1","O":0,"C":1,"F":0,"L":1,"n":1}"#
     }
 
-    @Test func aSpikeShorterThanOneRESTIntervalAlertsByStreamAndClears() async throws {
+    /// A local Binance stream server, both exchanges' REST at 100,000, and the config (`warningRule`) written.
+    static func binanceStreamingBesideBybit() async throws -> (MockMarketAPIs, DaemonHarness, WebSocketTestServer) {
         let apis = try await MockMarketAPIs()
         let harness = try DaemonHarness(apis: apis)
+        do {
+            let server = try await WebSocketTestServer(persona: StreamPersonas.of(.binance)(StreamPersonaKnobs()))
+            apis.set("binance", "BTC", "100000.00")
+            apis.set("bybit", "BTC", "100000.00")
+            try harness.writeConfig(Self.config(harness, stream: server.url()))
+            return (apis, harness, server)
+        } catch {
+            harness.cleanUp()
+            throw error
+        }
+    }
+
+    @Test func aSpikeShorterThanOneRESTIntervalAlertsByStreamAndClears() async throws {
+        let (apis, harness, server) = try await Self.binanceStreamingBesideBybit()
         defer { harness.cleanUp() }
-        let knobs = StreamPersonaKnobs()
-        let server = try await WebSocketTestServer(persona: StreamPersonas.of(.binance)(knobs))
-        apis.set("binance", "BTC", "100000.00")
-        apis.set("bybit", "BTC", "100000.00")
-        try harness.writeConfig(Self.config(harness, stream: server.url()))
         let daemon = try harness.start()
         defer { daemon.terminate() }
         try await daemon.waitUntilRunning()
@@ -105,13 +115,8 @@ struct StreamIntegrationTests {
     /// `basis: last` streams Binance's `@ticker` alone; a reload to `basis: mid` restarts the stream with
     /// `@bookTicker` too, whose best bid/ask then make the price (#26 item 15).
     @Test func aReloadToBasisMidSubscribesTheBookTicker() async throws {
-        let apis = try await MockMarketAPIs()
-        let harness = try DaemonHarness(apis: apis)
+        let (_, harness, server) = try await Self.binanceStreamingBesideBybit()
         defer { harness.cleanUp() }
-        let server = try await WebSocketTestServer(persona: StreamPersonas.of(.binance)(StreamPersonaKnobs()))
-        apis.set("binance", "BTC", "100000.00")
-        apis.set("bybit", "BTC", "100000.00")
-        try harness.writeConfig(Self.config(harness, stream: server.url()))
         let daemon = try harness.start()
         defer { daemon.terminate() }
         try await daemon.waitUntilRunning()
