@@ -22,19 +22,13 @@ import MarketAlertKit
 /// rule (`BookSequence`): diffs wait for the snapshot, those with `u <= lastUpdateId` are dropped, the first
 /// applied straddles it (`U <= lastUpdateId + 1 <= u`), then each `U` is the previous `u + 1`; a gap throws
 /// the book away and fetches a fresh snapshot.
-package struct BinanceStream: ExchangeStreamProtocol {
+package struct BinanceStream: BestBidAskChannel {
     /// v3: the levels each book keeps (nil: tickers only).
     package private(set) var bookLevels: Int?
     /// Whether `@bookTicker` is subscribed (without books); false: `@ticker`'s bid/ask are used.
-    package private(set) var streamsBestBidAsk = true
+    package var streamsBestBidAsk = true
 
     package init() {}
-
-    package func withoutBestBidAsk() -> BinanceStream? {
-        var configured = self
-        configured.streamsBestBidAsk = false
-        return configured
-    }
 
     package func keepingBooks(levels: Int) -> BinanceStream? {
         var configured = self

@@ -8,7 +8,7 @@ import MarketAlertKit
 /// text or binary. `timestamp` is in milliseconds in ticker frames and in microseconds in orderbook frames
 /// (read by its size, see `UpbitStyleFrames.TimeUnit`). Keepalive: a WebSocket ping every 30 s. Bithumb limits connection requests to 10 per
 /// second per IP. Where no rule reads the best bid/ask (`withoutBestBidAsk`), `orderbook` is left out.
-package struct BithumbStream: ExchangeStreamProtocol {
+package struct BithumbStream: BestBidAskChannel {
     package let ticket: String
     /// v3 books: the orderbook units asked for per push (`KRW-BTC.15`), nil: the best level only. Bithumb's
     /// v1 WebSocket copies Upbit's `{code}.{count}` codes (its docs' example asks `KRW-ETH.3`); every push is
@@ -16,18 +16,12 @@ package struct BithumbStream: ExchangeStreamProtocol {
     package private(set) var bookUnits: Int?
     /// Whether `orderbook` is subscribed without books (its best level: the quote's bid and ask). False where
     /// no rule reads them (`withoutBestBidAsk`): the ticker alone, the last price.
-    package private(set) var streamsBestBidAsk = true
+    package var streamsBestBidAsk = true
 
     package init(ticket: String = "marketalertd-\(UUID().uuidString.lowercased())") { self.ticket = ticket }
 
     /// Books of `levels` levels: the smallest of Upbit's unit counts (1, 5, 15, 30) that covers them, at most
     /// 30 (the units Bithumb's REST orderbook gives as well).
-    package func withoutBestBidAsk() -> BithumbStream? {
-        var configured = self
-        configured.streamsBestBidAsk = false
-        return configured
-    }
-
     package func keepingBooks(levels: Int) -> BithumbStream? {
         var configured = self
         configured.bookUnits = [1, 5, 15, 30].first { $0 >= levels } ?? 30

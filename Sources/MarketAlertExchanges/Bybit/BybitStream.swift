@@ -20,23 +20,20 @@ import MarketAlertKit
 /// one per push (Bybit: "normally continuous"); a `snapshot` (also the `u = 1` one after a service restart)
 /// replaces the book. A delta whose `u` is not the last `u + 1` is a gap: the book is thrown away and that
 /// market's book topic is unsubscribed and subscribed again on the connection, which brings a snapshot.
-package struct BybitStream: ExchangeStreamProtocol {
+package struct BybitStream: BestBidAskChannel {
     /// v3: the depth of the book topic (50 or 200; nil: tickers only, `orderbook.1`).
     package private(set) var bookDepth: Int?
     /// Whether `orderbook.1` is subscribed (without books).
-    package private(set) var streamsBestBidAsk = true
+    package var streamsBestBidAsk = true
 
     package init() {}
 
-    package func withoutBestBidAsk() -> BybitStream? {
-        var configured = self
-        configured.streamsBestBidAsk = false
-        return configured
-    }
+    /// Whether a market's book topic (`orderbook.1`, or the kept depth) goes out beside its ticker.
+    private var subscribesBook: Bool { bookDepth != nil || streamsBestBidAsk }
 
-    /// Each market's topics: its book (`orderbook.1`, or the kept depth) unless left out, and its ticker.
+    /// Each market's topics: its book unless left out, and its ticker.
     private func topics(_ market: String) -> [String] {
-        bookDepth == nil && !streamsBestBidAsk ? ["tickers.\(market)"] : ["\(bookTopic)\(market)", "tickers.\(market)"]
+        subscribesBook ? ["\(bookTopic)\(market)", "tickers.\(market)"] : ["tickers.\(market)"]
     }
 
     package func keepingBooks(levels: Int) -> BybitStream? {
@@ -71,7 +68,7 @@ package struct BybitStream: ExchangeStreamProtocol {
     /// symbol, and the other markets of it are asked for again on the same connection) never shares an id
     /// with one still pending.
     package func subscription(for markets: [String]) -> StreamSubscription {
-        let perRequest = Self.topicsPerRequest / topics("").count
+        let perRequest = Self.topicsPerRequest / (subscribesBook ? 2 : 1)
         var messages: [String] = []
         var acks: Set<String> = []
         var parts: [[String]] = []

@@ -15,19 +15,13 @@ import MarketAlertKit
 /// need a fresh `time` in every ping; the protocol ping needs nothing. Where no rule reads the best bid/ask
 /// (`withoutBestBidAsk`), `spot.book_ticker` is left out and quotes carry the last price only. v3 books:
 /// `GateBook.swift`.
-package struct GateStream: ExchangeStreamProtocol {
+package struct GateStream: BestBidAskChannel {
     /// v3: the levels each book keeps (nil: tickers only).
     package internal(set) var bookLevels: Int?
     /// Whether `spot.book_ticker` is subscribed (without books).
-    package private(set) var streamsBestBidAsk = true
+    package var streamsBestBidAsk = true
 
     package init() {}
-
-    package func withoutBestBidAsk() -> GateStream? {
-        var configured = self
-        configured.streamsBestBidAsk = false
-        return configured
-    }
 
     /// Gate documents no subscription limit per connection (its maintainers: "No limit on subscriptions",
     /// github.com/gateio/gatews/issues/25): `maxMarketsPerConnection` stays nil, one connection.

@@ -17,19 +17,13 @@ import MarketAlertKit
 /// `bbo` is left out: the ticker alone, quotes with the last price only.
 ///
 /// v3 books (`keepingBooks`): `market.<symbol>.depth.step0` beside the two (`HTXBook`).
-package struct HTXStream: ExchangeStreamProtocol {
+package struct HTXStream: BestBidAskChannel {
     /// v3: whether each market's book is kept (its levels are the table's).
     package private(set) var keepsBooks = false
     /// Whether `bbo` is subscribed.
-    package private(set) var streamsBestBidAsk = true
+    package var streamsBestBidAsk = true
 
     package init() {}
-
-    package func withoutBestBidAsk() -> HTXStream? {
-        var configured = self
-        configured.streamsBestBidAsk = false
-        return configured
-    }
 
     package func keepingBooks(levels: Int) -> HTXStream? {
         var configured = self

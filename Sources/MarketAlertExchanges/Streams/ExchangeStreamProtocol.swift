@@ -49,6 +49,21 @@ package protocol ExchangeStreamProtocol: Sendable {
     func seedBook(_ body: UnsafeRawBufferPointer, at index: Int, into table: inout StreamMarketTable, receivedAt: Date) -> Bool
 }
 
+/// A stream whose best bid/ask has a channel of its own: `withoutBestBidAsk` leaves it out.
+package protocol BestBidAskChannel: ExchangeStreamProtocol {
+    /// Whether that channel is subscribed (true until `withoutBestBidAsk`). Where the kit keeps books, they
+    /// decide its channels instead.
+    var streamsBestBidAsk: Bool { get set }
+}
+
+extension BestBidAskChannel {
+    package func withoutBestBidAsk() -> Self? {
+        var configured = self
+        configured.streamsBestBidAsk = false
+        return configured
+    }
+}
+
 /// How the transport rebuilds a book (v3): the smallest generic step that brings a fresh snapshot.
 package enum StreamBookResync: Sendable {
     /// Open a replacement connection (make-before-break, as for a server's shutdown notice): its

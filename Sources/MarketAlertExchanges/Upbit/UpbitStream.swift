@@ -10,24 +10,18 @@ import MarketAlertKit
 /// both spellings are read. Keepalive: a WebSocket ping every 30 s (Upbit closes idle connections after
 /// 120 s). No `Origin` header is sent: Upbit limits requests carrying one to 1 per 10 s.
 /// Where no rule reads the best bid/ask (`withoutBestBidAsk`), `orderbook` is left out: the ticker alone.
-package struct UpbitStream: ExchangeStreamProtocol {
+package struct UpbitStream: BestBidAskChannel {
     package let ticket: String
     /// v3 books: the orderbook units asked for (1, 5, 15 or 30: Upbit's supported counts), nil: the best
     /// level only. Every orderbook push is a full snapshot of that many levels, so no sequence is kept.
     package private(set) var bookUnits: Int?
     /// Whether `orderbook` is subscribed without books (its best level: the quote's bid and ask). False where
     /// no rule reads them (`withoutBestBidAsk`): the ticker alone, the last price.
-    package private(set) var streamsBestBidAsk = true
+    package var streamsBestBidAsk = true
 
     package init(ticket: String = "marketalertd-\(UUID().uuidString.lowercased())") { self.ticket = ticket }
 
     /// Books of `levels` levels: the smallest count Upbit supports that covers them (at most 30).
-    package func withoutBestBidAsk() -> UpbitStream? {
-        var configured = self
-        configured.streamsBestBidAsk = false
-        return configured
-    }
-
     package func keepingBooks(levels: Int) -> UpbitStream? {
         var configured = self
         configured.bookUnits = [1, 5, 15, 30].first { $0 >= levels } ?? 30
