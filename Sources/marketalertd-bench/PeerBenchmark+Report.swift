@@ -19,15 +19,21 @@ extension PeerBenchmark {
             row("marketalertd", r.daemon), row("python peer", r.peer),
         ] + (r.floor.map { [row("C floor", $0)] } ?? [])))
         lines.append("peer: \(r.peerLine.isEmpty ? "(no report)" : r.peerLine), \(r.peerExit); daemon: binance premium sides on a stream quote \(r.daemonSides), \(r.daemonExit)")
+        // "frames N markets M top T", as each client prints it at SIGTERM.
+        func framesReported(_ line: String) -> Int { line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0 }
         if let floor = r.floor {
             let base = r.perFrame(floor)
             lines.append("floor: \(r.floorLine)")
-            lines.append(String(
-                format: "the host's floor (the C client: a wakeup and a read a frame) %@ a frame; above it, the daemon %@ (%.1f× the floor), the peer %@ (%.1f×)",
-                us(base), us(r.perFrame(r.daemon) - base), base > 0 ? r.perFrame(r.daemon) / base : 0,
-                us(r.perFrame(r.peer) - base), base > 0 ? r.perFrame(r.peer) / base : 0))
+            if framesReported(r.floorLine) == 0 {
+                lines.append("the floor client took no frames: no floor figure")
+            } else {
+                lines.append(String(
+                    format: "the host's floor (the C client: a wakeup and a read a frame) %@ a frame; above it, the daemon %@ (%.1f× the floor), the peer %@ (%.1f×)",
+                    us(base), us(r.perFrame(r.daemon) - base), base > 0 ? r.perFrame(r.daemon) / base : 0,
+                    us(r.perFrame(r.peer) - base), base > 0 ? r.perFrame(r.peer) / base : 0))
+            }
         }
-        let peerFrames = r.peerLine.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        let peerFrames = framesReported(r.peerLine)
         return (lines.joined(separator: "\n"), [
             Verdict(pass: peerFrames > 0 && r.daemonSides > 0, text: "peer run: both clients took the frames (peer \(peerFrames), daemon's binance sides \(r.daemonSides))"),
             Verdict(pass: r.ratio <= budget,
