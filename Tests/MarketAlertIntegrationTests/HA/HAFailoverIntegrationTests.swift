@@ -76,6 +76,9 @@ struct HAFailoverIntegrationTests {
         pair.apis.set("bybit", "BTC", "100060.00")
         let notice = try await a.waitForEvent("a's notice") { $0.key == "premium/global/BTC" && $0.severity == .notice }
         try await a.waitUntil("the notice delivered") { pair.receiver.acceptedIDs == [notice.id] }
+        // Paused between the receipt and the removal of its outbox row, a would leave the notice for b to send
+        // again (at least once, same id): pause it once the removal is recorded.
+        try await Self.waitUntilNothingPending(a)
 
         a.signal(SIGSTOP)
         try await b.waitForLine("b to take over", stderr: true, timeout: .seconds(10)) { $0.contains("this instance leads now") }
@@ -112,12 +115,7 @@ struct HAFailoverIntegrationTests {
         try await a.waitUntil("the notice delivered") { pair.receiver.acceptedIDs == [notice.id] }
         // Delivery is at least once: a receipt whose outbox row the database has not yet removed is sent again
         // when the database is back (same id). Stop it only once the outbox says nothing is pending.
-        let apiA = try await DaemonAPI.connect(to: a)
-        try await a.waitUntil("the delivery recorded: nothing pending in the outbox") {
-            let pending = try await apiA.metrics().samples.filter { $0.name == "marketalertd_webhook_pending" }
-            return !pending.isEmpty && pending.allSatisfy { $0.value == 0 }
-        }
-        await apiA.shutdown()
+        try await Self.waitUntilNothingPending(a)
 
         try await pair.postgres.stop()
         let stoppedAt = ContinuousClock.now
@@ -142,5 +140,15 @@ struct HAFailoverIntegrationTests {
         a.terminate()
         b.terminate()
         await pair.cleanUp()
+    }
+
+    /// Until `daemon`'s webhook outbox holds nothing: every delivery's receipt is recorded in the database.
+    static func waitUntilNothingPending(_ daemon: DaemonProcess) async throws {
+        let api = try await DaemonAPI.connect(to: daemon)
+        try await daemon.waitUntil("the delivery recorded: nothing pending in the outbox") {
+            let pending = try await api.metrics().samples.filter { $0.name == "marketalertd_webhook_pending" }
+            return !pending.isEmpty && pending.allSatisfy { $0.value == 0 }
+        }
+        await api.shutdown()
     }
 }
