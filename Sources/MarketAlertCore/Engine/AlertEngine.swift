@@ -69,7 +69,7 @@ package struct AlertEngine: Sendable {
         fx = FXMachine(restored: restored.fx.filter { $0.key != TetherPremium.key })
         usdtKrw = USDTKRWMachine(restored: restored.fx[TetherPremium.key])
         listings = ListingMachine(restored: restored.listings)
-        ipo = IPOMachine(settings: settings.ipo, restored: restored.ipo)
+        ipo = IPOMachine(settings: settings.ipo, restored: restored.ipo, now: now)
         transfers = TransferMachine(restored: restored.transfers)
         _ = premium.retain(settings: settings.premium)
         history = HistoryMachine(

@@ -10,10 +10,15 @@ package struct IPOAlertState: Codable, Sendable, Equatable {
     /// While the offering is absent from the source's list, its state is kept until this instant (a month
     /// after its last published day), so a row that reappears is not announced again; then it is forgotten.
     package var keepUntil: Date
+    /// The offering as the source last listed it; nil once it has left the list (and in rows written before
+    /// it was kept). The last good list is these rows' offerings: after a restart the windows go on at their
+    /// day boundaries, and show on the status page, while the source does not answer.
+    package var offering: IPOOffering?
 
-    package init(machine: SubscriptionStateMachine, keepUntil: Date) {
+    package init(machine: SubscriptionStateMachine, keepUntil: Date, offering: IPOOffering? = nil) {
         self.machine = machine
         self.keepUntil = keepUntil
+        self.offering = offering
     }
 
     /// A month after the last day the offering publishes (start, end, lottery); the distant past when no

@@ -19,10 +19,24 @@ struct IPOMachine: Sendable {
     /// At most this many notifications per source and evaluation.
     static let notificationCap = 20
 
-    init(settings: IPOSettings, restored: [String: IPOAlertState]) {
+    /// `now`: when the restored list's next day boundary is looked for.
+    init(settings: IPOSettings, restored: [String: IPOAlertState], now: Date) {
         states = restored
         calendars = Self.calendars(settings)
         valuation = IPOValuation(settings: settings.value)
+        offerings = Self.lastGoodLists(restored, sources: Set(calendars.keys))
+        deadline = nextBoundary(after: now)
+    }
+
+    /// Each configured source's last good list, from the stored rows of the offerings it listed (in key
+    /// order; a source's next answer replaces it).
+    static func lastGoodLists(_ states: [String: IPOAlertState], sources: Set<String>) -> [String: [IPOOffering]] {
+        var lists: [String: [IPOOffering]] = [:]
+        for key in states.keys.sorted() {
+            guard let offering = states[key]?.offering, sources.contains(offering.source), offering.key == key else { continue }
+            lists[offering.source, default: []].append(offering)
+        }
+        return lists
     }
 
     /// A market-price source's poll: the prices are kept and every offering is evaluated again (a window
@@ -63,7 +77,8 @@ struct IPOMachine: Sendable {
             } else {
                 (machine, notices) = SubscriptionStateMachine.start(offering: offering, today: today, notify: notify, gate: gate)
             }
-            let record = IPOAlertState(machine: machine, keepUntil: IPOAlertState.keepUntil(offering, calendar: calendar))
+            let record = IPOAlertState(
+                machine: machine, keepUntil: IPOAlertState.keepUntil(offering, calendar: calendar), offering: offering)
             if record == previous, notices.isEmpty { continue }
             states[key] = record
             out.publication.states.append(StateRecord.encode(record, key: key, kind: IPOAlertState.kind))
@@ -76,9 +91,17 @@ struct IPOMachine: Sendable {
         // announced again; then they are forgotten.
         let present = Set(current.map(\.key))
         let prefix = "ipo/\(source)/"
-        for (key, record) in states where key.hasPrefix(prefix) && !present.contains(key) && record.keepUntil < now {
-            states[key] = nil
-            out.publication.deletedKeys.append(key)
+        for (key, record) in states where key.hasPrefix(prefix) && !present.contains(key) {
+            if record.keepUntil < now {
+                states[key] = nil
+                out.publication.deletedKeys.append(key)
+            } else if record.offering != nil {
+                // No longer listed: not part of the last good list a restart goes on with.
+                var unlisted = record
+                unlisted.offering = nil
+                states[key] = unlisted
+                out.publication.states.append(StateRecord.encode(unlisted, key: key, kind: IPOAlertState.kind))
+            }
         }
         deadline = nextBoundary(after: now)
     }
@@ -129,9 +152,13 @@ struct IPOMachine: Sendable {
         valuation.reload(settings.value)
     }
 
-    /// A takeover: the states become the store's (what the previous leader committed).
+    /// A takeover: the states become the store's (what the previous leader committed); a source this
+    /// instance has no list of yet goes on with the stored one.
     mutating func adopt(_ restored: [String: IPOAlertState]) {
         states = restored
+        for (source, list) in Self.lastGoodLists(restored, sources: Set(calendars.keys)) where offerings[source] == nil {
+            offerings[source] = list
+        }
     }
 
     /// Every tracked offering with its state at `now` (for `once`, the status line and the status page).
