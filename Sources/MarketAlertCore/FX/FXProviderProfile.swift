@@ -15,8 +15,8 @@ import Foundation
 ///   stale then and the chain falls through.
 /// - OpenExchangeRates (hourly): quote time + 1 h. A 16:00 rate is fresh until 17:00 + max_age.
 /// - Frankfurter (ECB reference rates, snapshot 14:15 CET, published about 16:00 CET on business days):
-///   16:00 Frankfurt time on the next weekday. Friday's rate is fresh all weekend, until Monday
-///   16:00 CET + max_age. TARGET holidays are not modelled (the rate counts as overdue on those days).
+///   16:00 Frankfurt time on the next TARGET business day. Friday's rate is fresh all weekend, until
+///   Monday 16:00 CET + max_age; Thursday's over Easter, until Tuesday (`TARGETClosingDays`).
 ///
 /// A rate is *current* while `now < nextPublication(quoteTime)`: no newer rate exists yet, so calling the
 /// provider again is pointless (Dunamu is never current, so it is asked on every poll).

@@ -36,15 +36,15 @@ package enum FXQuoteTime {
     }
 
     /// When the ECB publishes the rate that replaces one taken at `quoteTime`: 16:00 Frankfurt time on the
-    /// next weekday. TARGET holidays (1 Jan, Good Friday, Easter Monday, 1 May, 25/26 Dec) are not modelled,
-    /// so on those days the rate counts as overdue from 16:00.
+    /// next TARGET business day (a weekday that is not a TARGET closing day: 1 Jan, Good Friday, Easter
+    /// Monday, 1 May, 25/26 Dec), so a rate is not overdue over a holiday.
     package static func ecbNextPublication(after quoteTime: Date) -> Date? {
         guard let calendar = calendar(ecbZoneID) else { return nil }
         var day = calendar.startOfDay(for: quoteTime)
-        for _ in 0..<7 {
+        for _ in 0..<10 {
             guard let next = calendar.date(byAdding: .day, value: 1, to: day) else { return nil }
             day = next
-            if !calendar.isDateInWeekend(day) {
+            if !calendar.isDateInWeekend(day) && !TARGETClosingDays.contains(day, calendar: calendar) {
                 return calendar.date(bySettingHour: ecbPublication.hour, minute: ecbPublication.minute, second: 0, of: day)
             }
         }
