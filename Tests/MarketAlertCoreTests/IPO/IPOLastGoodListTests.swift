@@ -77,6 +77,14 @@ import Testing
         #expect(EngineTestKit.events(again.handle(.ipoOfferings(source: "twse", [Offer.offering()]), now: now)).isEmpty)
     }
 
+    @Test func theStoredOfferingReadsBackExactly() throws {
+        let now = EngineTestKit.start
+        var engine = EngineTestKit.engine(Self.settings, at: now)
+        let offering = Offer.offering(offer: "58.35", final: "58.35", winRate: "0.284567", qualified: 189_374)
+        let actions = engine.handle(.ipoOfferings(source: "twse", [offering]), now: now)
+        #expect(try Self.restored([actions]).ipo[offering.key]?.offering == offering)
+    }
+
     @Test func aStoredListOfASourceNoLongerConfiguredIsIgnored() throws {
         let now = EngineTestKit.start
         var engine = EngineTestKit.engine(Self.settings, at: now)
