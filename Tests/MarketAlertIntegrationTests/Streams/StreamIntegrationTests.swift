@@ -57,13 +57,25 @@ struct StreamIntegrationTests {
         }
     }
 
+    /// Starts the daemon and waits until it runs and has sent `server` its subscription; a daemon that gets
+    /// no further is terminated before the error is thrown (the caller terminates a running one).
+    static func startSubscribed(_ harness: DaemonHarness, to server: WebSocketTestServer) async throws -> DaemonProcess {
+        let daemon = try harness.start()
+        do {
+            try await daemon.waitUntilRunning()
+            try await server.waitUntil("the subscription") { $0.connections.contains { !$0.texts.isEmpty } }
+            return daemon
+        } catch {
+            daemon.terminate()
+            throw error
+        }
+    }
+
     @Test func aSpikeShorterThanOneRESTIntervalAlertsByStreamAndClears() async throws {
         let (apis, harness, server) = try await Self.binanceStreamingBesideBybit()
         defer { harness.cleanUp() }
-        let daemon = try harness.start()
+        let daemon = try await Self.startSubscribed(harness, to: server)
         defer { daemon.terminate() }
-        try await daemon.waitUntilRunning()
-        try await server.waitUntil("the subscription") { $0.connections.contains { !$0.texts.isEmpty } }
         let subscription = try #require(server.connections.first?.texts.first)
         // `basis: last` (the default) reads no best bid/ask: `@bookTicker` is left out (#26 item 15).
         #expect(subscription.contains("btcusdt@ticker") && !subscription.contains("bookTicker"))
@@ -117,10 +129,8 @@ struct StreamIntegrationTests {
     @Test func aReloadToBasisMidSubscribesTheBookTicker() async throws {
         let (_, harness, server) = try await Self.binanceStreamingBesideBybit()
         defer { harness.cleanUp() }
-        let daemon = try harness.start()
+        let daemon = try await Self.startSubscribed(harness, to: server)
         defer { daemon.terminate() }
-        try await daemon.waitUntilRunning()
-        try await server.waitUntil("the subscription") { $0.connections.contains { !$0.texts.isEmpty } }
         #expect(server.connections.first?.texts.contains { $0.contains("bookTicker") } == false)
 
         try harness.writeConfig(Self.config(harness, stream: server.url(), rule: ["basis: mid"] + Self.warningRule))
