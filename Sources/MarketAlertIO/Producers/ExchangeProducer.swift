@@ -8,18 +8,32 @@ import Synchronization
 /// `poll_interval` whenever the stream is not live; while it is, only the markets the exchange refused on
 /// the stream (usually none: then REST is quiet). Stream quotes go through the
 /// inbox's coalescing mailbox; the stream's state is reported to the engine (degraded is shown, not an
-/// alert: `source/<exchange>` means neither stream nor REST works).
+/// alert: `source/<exchange>` means neither stream nor REST works). Watched markets the exchange does not
+/// list at start join the stream when its market list shows them (`runStream`).
 package struct ExchangeProducer: Sendable {
     let poller: ExchangePoller
     let stream: (any StreamSource)?
     let pairs: Set<MarketPair>
     let logger: Logger?
+    /// The exchange's market list, read every `listingCheck` while some watched markets are not listed (nil:
+    /// the stream keeps the markets listed at start until a restart or reload).
+    let marketList: (any MarketListSource)?
+    let listingCheck: Duration
 
-    package init(poller: ExchangePoller, stream: (any StreamSource)?, pairs: Set<MarketPair>, logger: Logger? = nil) {
+    /// How often the market list is read while some watched markets are not listed: one request per
+    /// exchange (a list, not a request per market), and a listing joins the stream within this.
+    package static let defaultListingCheck = Duration.seconds(300)
+
+    package init(
+        poller: ExchangePoller, stream: (any StreamSource)?, pairs: Set<MarketPair>, logger: Logger? = nil,
+        marketList: (any MarketListSource)? = nil, listingCheck: Duration = defaultListingCheck
+    ) {
         self.poller = poller
         self.stream = stream
         self.pairs = pairs
         self.logger = logger
+        self.marketList = marketList
+        self.listingCheck = listingCheck
     }
 
     package func run(into inbox: EngineInbox) async {
@@ -40,9 +54,7 @@ package struct ExchangeProducer: Sendable {
                 "markets": "\(pairs.subtracting(streamed).map(\.description).sorted().joined(separator: ","))"])
         }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await stream.run(pairs: streamed) { update in Self.forward(update, from: exchange, to: inbox, coverage: coverage) }
-            }
+            group.addTask { await runStream(stream, from: streamed, into: inbox, coverage: coverage) }
             group.addTask { await poller.run(into: inbox, afterFirstFetch: true) { coverage.pollScope } }
         }
     }

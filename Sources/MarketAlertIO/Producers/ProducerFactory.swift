@@ -18,6 +18,8 @@ package struct ProducerFactory: Sendable {
     package var transferPoller: @Sendable (Settings) -> TransferPoller? = { _ in nil }
     /// v3 `assets: all` / `min_volume_24h`: one exchange's market list with 24 h volumes (nil: cannot be read).
     package var universeSource: @Sendable (ExchangeSettings) -> (any MarketUniverseSource)? = { _ in nil }
+    /// The market list of one exchange, read while some watched markets are not listed (nil: cannot be read).
+    package var marketList: @Sendable (ExchangeSettings) -> (any MarketListSource)? = { _ in nil }
     /// v3 `ipo.value`: the poller of one market-price source (nil: none).
     package var ipoPricePoller: @Sendable (IPOValueSettings, MarketPriceSource) -> IPOMarketPricePoller? = { _, _ in nil }
 

@@ -102,7 +102,8 @@ package actor ProducerSupervisor {
         case .exchange(let exchange, let pairs):
             guard let source = factory.quoteSource(exchange) else { return nil }
             let poller = ExchangePoller(settings: exchange, source: source, pairs: pairs, clock: clock)
-            let producer = ExchangeProducer(poller: poller, stream: factory.streamSource(exchange), pairs: pairs, logger: logger)
+            let producer = ExchangeProducer(
+                poller: poller, stream: factory.streamSource(exchange), pairs: pairs, logger: logger, marketList: factory.marketList(exchange))
             return Producer(run: { await producer.run(into: $0) }, once: { await poller.pollOnce(into: $0) })
         case .fx:
             guard let poller = factory.fxPoller(settings) else { return nil }

@@ -74,6 +74,7 @@ package struct ProducerSinkFactory: Sendable {
             TransferPoller.make(settings, fetcher: fetcher, secrets: wiring.secrets, clock: wiring.clock, logger: wiring.logger)
         }
         factory.universeSource = { MarketUniverseSources.make($0, fetcher: fetcher) }
+        factory.marketList = { MarketListSources.make($0, fetcher: fetcher) }
         factory.ipoPricePoller = { value, source in
             IPOMarketPricePoller.make(source, settings: value, fetcher: fetcher, clock: wiring.clock, logger: wiring.logger)
         }
