@@ -36,6 +36,8 @@ extension ExchangeProducer {
             logger?.info("stream: markets the exchange lists now join the stream; it reconnects", metadata: [
                 "source": "\(exchange.rawValue)", "markets": "\(listed.map(\.description).sorted().joined(separator: ","))"])
             streamed.formUnion(listed)
+            // The next stream tells REST afresh what it does not carry (it reports only changes).
+            coverage.update { $0.restOnly = [] }
         }
     }
 
