@@ -17,10 +17,20 @@ extension NotificationRouter {
         package var inhibitors: [AlertEvent] = []
         package var heldByInhibition: [AlertEvent] = []
         package var heldByMute: [Muted] = []
+        /// Released and not yet sent (absent from records written before it existed).
+        package var releasing: [RoutedNotification] = []
 
         package init() {}
 
-        package var isEmpty: Bool { inhibitors.isEmpty && heldByInhibition.isEmpty && heldByMute.isEmpty }
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            inhibitors = try container.decode([AlertEvent].self, forKey: .inhibitors)
+            heldByInhibition = try container.decode([AlertEvent].self, forKey: .heldByInhibition)
+            heldByMute = try container.decode([Muted].self, forKey: .heldByMute)
+            releasing = try container.decodeIfPresent([RoutedNotification].self, forKey: .releasing) ?? []
+        }
+
+        package var isEmpty: Bool { inhibitors.isEmpty && heldByInhibition.isEmpty && heldByMute.isEmpty && releasing.isEmpty }
     }
 
     package var memory: Memory {
@@ -30,13 +40,16 @@ extension NotificationRouter {
         memory.heldByMute = heldByMute.keys.sorted { ($0.key, $0.route) < ($1.key, $1.route) }.compactMap { muted in
             heldByMute[muted].map { Memory.Muted(route: muted.route, event: $0) }
         }
+        memory.releasing = releasing
         return memory
     }
 
     /// Takes back what a previous run held, as far as today's settings still call for it: an inhibitor that
     /// no inhibit rule's source matches, a target no rule's target matches and a muted notification whose
-    /// route is gone or no longer sends after its mute are dropped (the config changed in between).
+    /// route is gone or no longer sends after its mute are dropped (the config changed in between). What was
+    /// released and not reported sent is released again.
     package mutating func restore(_ memory: Memory) {
+        releasing = memory.releasing
         let rules = settings.inhibit
         inhibitors = [:]
         for event in memory.inhibitors where event.status == AlertEvent.Status.firing && rules.contains(where: { $0.source.matches(event) }) {

@@ -9,11 +9,15 @@ import Foundation
 /// last inhibitor resolves) and the firing notifications a `send_after_mute` route muted (sent once when the
 /// window ends, if still firing). The publisher keeps it in the store with the publication that changed it
 /// (`memory`, `restore`), so a restart or an HA takeover goes on inhibiting and holding as before.
+/// What `route` and `wake` let go stays in `releasing` until the shell says it is sent (`releasingSent`):
+/// committed with the publication that released it, so a crash before the sends has them sent at start.
 package struct NotificationRouter: Sendable {
     package private(set) var settings: RoutingSettings
     var inhibitors: [String: AlertEvent] = [:]
     var heldByInhibition: [String: AlertEvent] = [:]
     var heldByMute: [MutedKey: AlertEvent] = [:]
+    /// Released (by an inhibitor's resolution or a mute window's end) and not yet reported sent.
+    package internal(set) var releasing: [RoutedNotification] = []
 
     struct MutedKey: Hashable, Sendable {
         var key: String
@@ -43,6 +47,7 @@ package struct NotificationRouter: Sendable {
         if isInhibitor, firing { inhibitors[event.key] = event }
         if isInhibitor, !firing, inhibitors.removeValue(forKey: event.key) != nil {
             outcome.released = release(at: now)
+            releasing += outcome.released
         }
         let sources = inhibitors(of: event)
         if !sources.isEmpty {
@@ -72,7 +77,13 @@ package struct NotificationRouter: Sendable {
             if !inhibitors(of: event).isEmpty { continue }
             sent.append(RoutedNotification(event: event, sinks: route.sinks))
         }
+        releasing += sent
         return sent
+    }
+
+    /// The shell has handed the first `count` of `releasing` to their sinks.
+    package mutating func releasingSent(_ count: Int) {
+        releasing.removeFirst(min(count, releasing.count))
     }
 
     // MARK: Decisions
@@ -160,7 +171,7 @@ package struct RoutingOutcome: Sendable, Equatable {
 
 /// A notification sent later than its publication (after a mute window or an inhibition), to these sinks
 /// (nil: every sink by its kinds).
-package struct RoutedNotification: Sendable, Equatable {
+package struct RoutedNotification: Sendable, Equatable, Codable {
     package var event: AlertEvent
     package var sinks: [String]?
 }

@@ -39,7 +39,6 @@ extension AlertPublisher {
         guard router != nil else { return (event, nil) }
         let now = publicationClock.now()
         guard let outcome = router?.route(event, at: now) else { return (event, nil) }
-        releasedByRouter += outcome.released
         var routed = event
         routed.inhibitedBy = outcome.decision.inhibitedBy
         return (routed, outcome.decision)
@@ -59,10 +58,12 @@ extension AlertPublisher {
     /// Sends what the router holds that is due: muted alerts whose window ended and are still firing.
     func wakeRouter() async {
         guard let before = router?.memory, let due = router?.wake(at: publicationClock.now()) else { return }
-        releasedByRouter += due
-        await deliverReleased()
-        // Saved after the sends: a crash in between sends them again at start rather than never.
-        if let after = router?.memory, after != before { await saveRoutingMemory(after) }
+        // Saved after the sends (`deliverReleased`): a crash in between sends them again rather than never.
+        if !due.isEmpty {
+            await deliverReleased()
+        } else if let after = router?.memory, after != before {
+            await saveRoutingMemory(after)
+        }
     }
 
     /// Commits what the router holds on its own (a wake that sent or dropped held notifications).
@@ -93,26 +94,35 @@ extension AlertPublisher {
             if let memory = router?.memory, !memory.isEmpty {
                 logger.info("routes: holding what the previous run held", metadata: [
                     "inhibitors": "\(memory.inhibitors.count)", "inhibited": "\(memory.heldByInhibition.count)", "muted": "\(memory.heldByMute.count)",
+                    "released_unsent": "\(memory.releasing.count)",
                 ])
             }
         } catch {
             logger.warning("state store: cannot read what the routes held; starting with nothing held: \(error)")
         }
+        // What the previous run released and may not have sent (it stopped between the commit and the sends).
+        await deliverReleased()
         scheduleSinkRetry()
     }
 
     /// Delivers the notifications the router let go, to the durable targets only (stdout and the journal
-    /// had them when they were published).
+    /// had them when they were published). They were committed as released with the publication (or the
+    /// restored memory) that let them go; once handed to the targets (the outbox), the router forgets them
+    /// and that is committed: a crash in between sends them again at the next start, never not at all.
     func deliverReleased() async {
-        guard !releasedByRouter.isEmpty else { return }
-        let items = releasedByRouter
-        releasedByRouter = []
-        let durable = sinksForRouting
-        for item in items {
-            logger.info("sending a notification held back by a route", metadata: ["key": "\(item.event.key)", "event_id": "\(item.event.id)"])
-            let decision = RoutingDecision(sinks: item.sinks)
-            report(item.event, decision)
-            _ = await fanOut(item.event, to: durable, routing: decision)
+        guard !deliveringReleased else { return }
+        deliveringReleased = true
+        defer { deliveringReleased = false }
+        while let items = router?.releasing, !items.isEmpty {
+            let durable = sinksForRouting
+            for item in items {
+                logger.info("sending a notification held back by a route", metadata: ["key": "\(item.event.key)", "event_id": "\(item.event.id)"])
+                let decision = RoutingDecision(sinks: item.sinks)
+                report(item.event, decision)
+                _ = await fanOut(item.event, to: durable, routing: decision)
+            }
+            router?.releasingSent(items.count)
+            if let memory = router?.memory { await saveRoutingMemory(memory) }
         }
     }
 

@@ -32,8 +32,8 @@ package actor AlertPublisher {
     var router: NotificationRouter?
     /// The durable targets a routed event waiting for a sink retry was routed to, by event id.
     var routedTargets: [String: [String]] = [:]
-    /// Notifications the router released (an inhibitor resolved), delivered after the publication that did it.
-    var releasedByRouter: [RoutedNotification] = []
+    /// `deliverReleased` is sending what the router released (a call meanwhile leaves the rest to it).
+    var deliveringReleased = false
 
     package init(store: (any AlertStore)?, sinks: [any AlertSink], clock: any DaemonClock, logger: Logger) {
         self.store = store
@@ -135,6 +135,7 @@ package actor AlertPublisher {
             if await fanOut(event, to: sinks, routing: routing) { delivered.append(event.id) }
         }
         await clear(delivered)
+        await deliverReleased()
         scheduleSinkRetry()
     }
 

@@ -159,6 +159,69 @@ import Testing
         #expect(await third.nextSinkRetry == nil)
     }
 
+    /// An outbox whose deliveries of `blocking` to every target (no routes) wait until `open()`: the run
+    /// "crashes" while one waits. (An inhibited notification, with no target, passes.)
+    final class StallingOutbox: RoutedAlertSink {
+        let name = "webhooks"
+        let blocking: String
+        private let gate = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>], stalled: Int)>((false, [], 0))
+        init(blocking: String) { self.blocking = blocking }
+        func deliver(_ event: AlertEvent) async throws { _ = try await deliver(event, toTargets: nil) }
+        @discardableResult
+        func deliver(_ event: AlertEvent, toTargets names: [String]?) async throws -> [String] {
+            guard event.key == blocking, names == nil else { return names ?? [] }
+            await withCheckedContinuation { continuation in
+                let resume = gate.withLock { gate -> Bool in
+                    if gate.open { return true }
+                    gate.waiting.append(continuation)
+                    gate.stalled += 1
+                    return false
+                }
+                if resume { continuation.resume() }
+            }
+            return names ?? []
+        }
+        var stalled: Int { gate.withLock { $0.stalled } }
+        func open() { for waiting in gate.withLock({ gate in gate.open = true; defer { gate.waiting = [] }; return gate.waiting }) { waiting.resume() } }
+    }
+
+    /// An inhibitor's resolution is committed with the notifications it releases: a run that stops after
+    /// that commit and before the outbox has them sends them at the next start (it lost them before).
+    @Test func whatAResolutionReleasedIsSentAtTheNextStartWhenTheRunStoppedBeforeSendingIt() async throws {
+        let (store, directory) = try temporaryStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let clock = ManualClock(now: Date(timeIntervalSince1970: 1_790_000_000))
+        let routing = RoutingSettings(inhibit: [InhibitRule(source: NotificationMatch(kind: .source), target: NotificationMatch(kind: .fx))])
+        let stalling = StallingOutbox(blocking: "fx/USD-KRW")
+        let first = await restarted(store: store, sinks: [stalling], clock: clock, routing: routing)
+        await first.publish(Publication(events: [event("source/dunamu", source: "dunamu"), event("fx/USD-KRW")]))
+        #expect(stalling.stalled == 0, "inhibited: held, not sent")
+        // The resolution: committed, then the release's send stalls, and the run ends there.
+        let resolving = Task { _ = await first.publish(Publication(events: [event("source/dunamu", status: "resolved", source: "dunamu")])) }
+        try await pollUntil("the release's send under way") { stalling.stalled == 1 }
+        let committed = try #require(try await store.loadStates(kind: NotificationRouter.memoryKind)[NotificationRouter.memoryKey])
+        let memory = try NotificationRouter.memory(from: committed)
+        #expect(memory.inhibitors.isEmpty && memory.heldByInhibition.isEmpty)
+        #expect(memory.releasing.map(\.event.key) == ["fx/USD-KRW"], "committed as released, not yet sent")
+
+        // The next run sends it at start, once, to every target by kind (no routes).
+        let outbox = RecordingOutbox()
+        _ = try await restarted(store: SQLiteStore(directory: directory), sinks: [outbox], clock: clock, routing: routing)
+        #expect(outbox.log.map(\.key) == ["fx/USD-KRW"])
+        #expect(outbox.log.first?.targets == nil)
+        let third = RecordingOutbox()
+        _ = try await restarted(store: SQLiteStore(directory: directory), sinks: [third], clock: clock, routing: routing)
+        #expect(third.log.isEmpty, "sent, and the store says so")
+        stalling.open()
+        await resolving.value
+    }
+
+    @Test func aRoutingRecordFromBeforeReleasesWereKeptReadsBack() throws {
+        let old = #"{"inhibitors":[],"heldByInhibition":[],"heldByMute":[]}"#
+        let memory = try NotificationRouter.memory(from: Data(old.utf8))
+        #expect(memory.isEmpty && memory.releasing.isEmpty)
+    }
+
     @Test func aRouteRemovedBetweenRunsHoldsNothingOfItsOwn() async throws {
         let (store, directory) = try temporaryStore()
         defer { try? FileManager.default.removeItem(atPath: directory) }
