@@ -14,11 +14,16 @@ package struct IPOAlertState: Codable, Sendable, Equatable {
     /// it was kept). The last good list is these rows' offerings: after a restart the windows go on at their
     /// day boundaries, and show on the status page, while the source does not answer.
     package var offering: IPOOffering?
+    /// v3 `ipo.value`: the market price its value was last assessed with (nil: none known, no `ipo.value`,
+    /// or a row written before it was kept). After a restart it stands until its source answers again, so a
+    /// window does not wait for a source that is down.
+    package var price: MarketPrice?
 
-    package init(machine: SubscriptionStateMachine, keepUntil: Date, offering: IPOOffering? = nil) {
+    package init(machine: SubscriptionStateMachine, keepUntil: Date, offering: IPOOffering? = nil, price: MarketPrice? = nil) {
         self.machine = machine
         self.keepUntil = keepUntil
         self.offering = offering
+        self.price = price
     }
 
     /// A month after the last day the offering publishes (start, end, lottery); the distant past when no

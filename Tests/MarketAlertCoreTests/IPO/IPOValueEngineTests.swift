@@ -107,6 +107,62 @@ struct IPOValueEngineTests {
         #expect(EngineTestKit.events(again.handle(.ipoOfferings(source: "twse", [drawnRow]), now: now)).isEmpty)
     }
 
+    /// The IPO states a decision committed, as a restart reads them back.
+    static func committed(_ actions: [EngineAction], into restored: inout AlertEngine.Restored) throws {
+        for case .publish(let publication) in actions {
+            for record in publication.states where record.kind == IPOAlertState.kind {
+                restored.ipo[record.key] = try JSONDecoder().decode(IPOAlertState.self, from: record.data)
+            }
+        }
+    }
+
+    /// The price is stored with the offering's state: after a restart, with the price source not answering
+    /// yet, the window opens with the last price it had (before, it waited for the source's first answer).
+    @Test func aStoredPriceOpensTheWindowAfterARestartBeforeItsSourceAnswers() throws {
+        let eve = EngineTestKit.start.addingTimeInterval(-86_400)  // Monday: the window opens tomorrow
+        var engine = EngineTestKit.engine(Self.settings(), at: eve)
+        var restored = AlertEngine.Restored()
+        try Self.committed(engine.handle(.ipoOfferings(source: "twse", [Self.offerings[0]]), now: eve), into: &restored)
+        try Self.committed(engine.handle(try Self.prices(.tpex_emerging, [("7795", "235")]), now: eve), into: &restored)
+        let stored = try #require(restored.ipo[Self.offerings[0].key])
+        #expect(stored.price == (try Offer.price("235", .tpex_emerging)))
+
+        // Tuesday: restarted; TPEx has not answered (it may be down).
+        let now = EngineTestKit.start
+        var again = EngineTestKit.engine(Self.settings(), restored: restored, at: now)
+        let opened = EngineTestKit.events(again.advance(now: now))
+        #expect(opened.map(\.status) == ["open"])
+        #expect(opened.first?.ipo?.value?.marketPrice == Decimal(235))
+        #expect(opened.first?.summary.contains("emerging 235 TWD (+46.9%)") == true)
+        // Its answer replaces the stored price.
+        _ = again.handle(try Self.prices(.tpex_emerging, [("7795", "240")]), now: now)
+        #expect(again.ipoSnapshot(now: now).first?.value?.marketPrice == Decimal(240))
+    }
+
+    /// An HA takeover adopts the leader's stored price where the standby has none of its own.
+    @Test func aTakeoverAdoptsTheStoredPrice() throws {
+        let eve = EngineTestKit.start.addingTimeInterval(-86_400)
+        var leader = EngineTestKit.engine(Self.settings(), at: eve)
+        var restored = AlertEngine.Restored()
+        try Self.committed(leader.handle(.ipoOfferings(source: "twse", [Self.offerings[0]]), now: eve), into: &restored)
+        try Self.committed(leader.handle(try Self.prices(.tpex_emerging, [("7795", "235")]), now: eve), into: &restored)
+        let now = EngineTestKit.start
+        var standby = EngineTestKit.engine(Self.settings(), at: eve)
+        let opened = EngineTestKit.events(standby.adopt(restored, now: now))
+        #expect(opened.map(\.status) == ["open"])
+        #expect(opened.first?.ipo?.value?.marketPrice == Decimal(235))
+    }
+
+    @Test func withoutAStoredPriceTheWindowStillWaitsForItsSource() throws {
+        let eve = EngineTestKit.start.addingTimeInterval(-86_400)
+        var engine = EngineTestKit.engine(Self.settings(), at: eve)
+        var restored = AlertEngine.Restored()
+        try Self.committed(engine.handle(.ipoOfferings(source: "twse", [Self.offerings[0]]), now: eve), into: &restored)
+        #expect(restored.ipo[Self.offerings[0].key]?.price == nil)
+        var again = EngineTestKit.engine(Self.settings(), restored: restored, at: EngineTestKit.start)
+        #expect(EngineTestKit.events(again.advance(now: EngineTestKit.start)).isEmpty)
+    }
+
     @Test func aRowFirstSeenDrawnIsNotNews() {
         let now = EngineTestKit.start.addingTimeInterval(7 * 86_400)
         var engine = EngineTestKit.engine(Self.settings(minSpread: 0), at: now)

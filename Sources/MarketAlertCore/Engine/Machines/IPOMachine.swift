@@ -24,6 +24,7 @@ struct IPOMachine: Sendable {
         states = restored
         calendars = Self.calendars(settings)
         valuation = IPOValuation(settings: settings.value)
+        valuation.restore(restored)
         offerings = Self.lastGoodLists(restored, sources: Set(calendars.keys))
         deadline = nextBoundary(after: now)
     }
@@ -78,7 +79,8 @@ struct IPOMachine: Sendable {
                 (machine, notices) = SubscriptionStateMachine.start(offering: offering, today: today, notify: notify, gate: gate)
             }
             let record = IPOAlertState(
-                machine: machine, keepUntil: IPOAlertState.keepUntil(offering, calendar: calendar), offering: offering)
+                machine: machine, keepUntil: IPOAlertState.keepUntil(offering, calendar: calendar), offering: offering,
+                price: valuation.price(for: offering))
             if record == previous, notices.isEmpty { continue }
             states[key] = record
             out.publication.states.append(StateRecord.encode(record, key: key, kind: IPOAlertState.kind))
@@ -153,9 +155,10 @@ struct IPOMachine: Sendable {
     }
 
     /// A takeover: the states become the store's (what the previous leader committed); a source this
-    /// instance has no list of yet goes on with the stored one.
+    /// instance has no list of yet goes on with the stored one, and a price it has not polled with the stored.
     mutating func adopt(_ restored: [String: IPOAlertState]) {
         states = restored
+        valuation.restore(restored)
         for (source, list) in Self.lastGoodLists(restored, sources: Set(calendars.keys)) where offerings[source] == nil {
             offerings[source] = list
         }

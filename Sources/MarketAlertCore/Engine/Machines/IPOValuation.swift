@@ -3,7 +3,8 @@ import Foundation
 /// v3 `ipo.value` inside the IPO machine: the latest market price per source and code, which sources have
 /// answered since the start (or the last reload), and per offering its value and whether `opens`/`last_day`
 /// may notify (``SubscriptionStateMachine/ValueGate``). Without `ipo.value` every offering passes as in v2.
-/// Prices are not persisted: after a restart windows wait for the first poll of their source again.
+/// Each offering's price is kept in its stored state (`IPOAlertState.price`) and restored with it: after a
+/// restart a window goes on with the last price it had until its source answers again.
 struct IPOValuation: Sendable {
     private(set) var settings: IPOValueSettings?
     private(set) var prices: [MarketPriceSource: [String: MarketPrice]] = [:]
@@ -11,6 +12,25 @@ struct IPOValuation: Sendable {
 
     init(settings: IPOValueSettings?) {
         self.settings = settings
+    }
+
+    /// The prices stored with the offerings' states, where none is known yet (a source's next answer
+    /// replaces its share). Sources stay unanswered: an offering without a stored price still waits for its
+    /// source.
+    mutating func restore(_ states: [String: IPOAlertState]) {
+        guard settings != nil else { return }
+        for state in states.values {
+            guard let price = state.price, let offering = state.offering, MarketPriceSource.forMarket(offering.market) == price.source,
+                price.code == offering.code
+            else { continue }
+            if prices[price.source]?[price.code] == nil { prices[price.source, default: [:]][price.code] = price }
+        }
+    }
+
+    /// The price an offering's value is assessed with now (nil: none known).
+    func price(for offering: IPOOffering) -> MarketPrice? {
+        guard settings != nil, let source = MarketPriceSource.forMarket(offering.market) else { return nil }
+        return prices[source]?[offering.code]
     }
 
     /// Keeps a poll's prices (a holiday's empty list keeps the last ones). Returns whether anything an
@@ -42,7 +62,7 @@ struct IPOValuation: Sendable {
     func assess(_ offering: IPOOffering) -> (value: IPOValue?, gate: SubscriptionStateMachine.ValueGate) {
         guard let settings else { return (nil, .open) }
         let source = MarketPriceSource.forMarket(offering.market)
-        let price = source.flatMap { prices[$0]?[offering.code] }
+        let price = price(for: offering)
         let value = IPOValue.of(offering, price: price)
         if let source, price == nil, !answered.contains(source) { return (value, .wait) }
         return (value, value.isWorth(minSpreadPct: settings.minSpreadPct) ? .open : .belowMinimum)
