@@ -42,15 +42,26 @@ extension ExchangeProducer {
     }
 
     /// Reads the market list every `listingCheck` until it shows some of `unlisted`, and returns those (nil:
-    /// cancelled). A list that cannot be read is tried again at the next check.
+    /// cancelled, or nothing left worth watching). A market in a quote currency the exchange has no market
+    /// in at all (KRW on a global exchange, for a rule's `quotes: [KRW, USDT]`) is not awaited: it stops
+    /// being watched after the first read. A list that cannot be read is tried again at the next check.
     func watchListing(of unlisted: Set<MarketPair>, in list: any MarketListSource) async -> Set<MarketPair>? {
         let label = ClockLabel.poll("\(poller.exchange.rawValue) market list")
+        var awaited = unlisted
         while true {
             do { try await poller.clock.sleep(for: listingCheck, label: label) } catch { return nil }
             switch await list.pollMarkets() {
             case .success(let markets):
-                let listed = Self.newlyListed(unlisted, in: markets)
+                let listed = Self.newlyListed(awaited, in: markets)
                 if !listed.isEmpty { return listed }
+                let quotes = Set(markets.lazy.map(\.quote))
+                let (kept, dropped) = (awaited.filter { quotes.contains($0.quote) }, awaited.filter { !quotes.contains($0.quote) })
+                if !dropped.isEmpty {
+                    logger?.info("stream: the exchange has no market in these quote currencies; not watched for a listing", metadata: [
+                        "source": "\(poller.exchange.rawValue)", "markets": "\(dropped.map(\.description).sorted().joined(separator: ","))"])
+                }
+                awaited = kept
+                if awaited.isEmpty { return nil }
             case .failure(let error):
                 logger?.debug("stream: the market list could not be read; unlisted markets are checked again later", metadata: [
                     "source": "\(poller.exchange.rawValue)", "error": "\(error.message)"])

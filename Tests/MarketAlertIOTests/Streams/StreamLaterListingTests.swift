@@ -57,20 +57,38 @@ import Testing
         }
     }
 
+    /// A KRW market on an exchange with no KRW market at all is not awaited: one read of the list, then none.
+    @Test func aQuoteCurrencyTheExchangeDoesNotTradeIsNotWatched() async throws {
+        let krw = MarketPair(base: "BTC", quote: "KRW")
+        try await withListingScenario(listed: [Self.btc, Self.eth, Self.sol], watching: [krw]) { s in
+            try await s.clock.waitForSleeper(Self.listLabel)
+            await s.clock.advance(by: Self.check)
+            try await pollUntil("the watch ended") { s.log.all.contains { $0.message.contains("not watched for a listing") } }
+            #expect(s.log.all.first { $0.message.contains("not watched") }?.metadata["markets"] == "BTC/KRW")
+            #expect(!s.clock.sleeping.contains { $0.label == Self.listLabel })
+            #expect(s.listReads == 1)
+            await s.clock.advance(by: Self.check)
+            #expect(s.listReads == 1)
+            #expect(s.stream.connections.count == 1)
+        }
+    }
+
     /// Bybit's REST (tickers and instruments) and stream on 127.0.0.1, and a producer for BTC, ETH and SOL
-    /// against USDT whose stream is live with what `listed` says when `body` runs.
-    private func withListingScenario(listed: [MarketPair], _ body: (Scenario) async throws -> Void) async throws {
+    /// against USDT (and `extra`) whose stream is live with what `listed` says when `body` runs.
+    private func withListingScenario(listed: [MarketPair], watching extra: Set<MarketPair> = [], _ body: (Scenario) async throws -> Void) async throws {
         let clock = ManualClock(now: StreamTestHarness.start)
         try await withExchangeServer(clock: clock) { rest, fetcher in
             let stream = try await WebSocketTestServer(persona: StreamCase.bybit.persona(StreamPersonaKnobs()))
             let settings = ExchangeSettings(id: .bybit, baseURL: rest.baseURL)
+            let log = LogRecorder()
             let source = try #require(ExchangeRegistry.standard.makeQuoteSource(settings, fetcher: fetcher))
-            let pairs: Set = [Self.btc, Self.eth, Self.sol]
+            let pairs = Set([Self.btc, Self.eth, Self.sol]).union(extra)
             let producer = ExchangeProducer(
                 poller: ExchangePoller(settings: settings, source: source, pairs: pairs, clock: clock),
                 stream: StreamCase.bybit.makeSource(stream.url(StreamCase.bybit.path), clock, StreamCounters(), .seconds(30)),
-                pairs: pairs, marketList: MarketListSources.make(settings, fetcher: fetcher), listingCheck: Self.check)
-            let scenario = Scenario(clock: clock, rest: rest, stream: stream)
+                pairs: pairs, logger: log.logger(label: "listing-test"), marketList: MarketListSources.make(settings, fetcher: fetcher),
+                listingCheck: Self.check)
+            let scenario = Scenario(clock: clock, rest: rest, stream: stream, log: log)
             scenario.serve(listed: listed)
             let task = Task { await producer.run(into: scenario.inbox) }
             let reader = Task { await scenario.read() }
@@ -95,9 +113,11 @@ import Testing
         let rest: MockHTTPServer
         let stream: WebSocketTestServer
         let inbox = EngineInbox()
-        private let log = Mutex<(live: Int, quotes: [Quote])>((0, []))
+        let log: LogRecorder
+        private let seen = Mutex<(live: Int, quotes: [Quote])>((0, []))
 
-        init(clock: ManualClock, rest: MockHTTPServer, stream: WebSocketTestServer) {
+        init(clock: ManualClock, rest: MockHTTPServer, stream: WebSocketTestServer, log: LogRecorder) {
+            self.log = log
             self.clock = clock
             self.rest = rest
             self.stream = stream
@@ -123,18 +143,18 @@ import Testing
         }
 
         /// How often the stream went live so far.
-        var live: Int { log.withLock { $0.live } }
+        var live: Int { seen.withLock { $0.live } }
         /// Every stream quote the engine's inbox received so far.
-        var taken: [Quote] { log.withLock { $0.quotes } }
+        var taken: [Quote] { seen.withLock { $0.quotes } }
 
         /// Reads the inbox as the engine loop would, until it is finished.
         func read() async {
             for await input in inbox.stream {
                 switch input {
-                case .event(.stream(_, live: true, _)): log.withLock { $0.live += 1 }
+                case .event(.stream(_, live: true, _)): seen.withLock { $0.live += 1 }
                 case .mailbox(let exchange):
                     let quotes = inbox.mailbox.take(exchange)
-                    log.withLock { $0.quotes += quotes }
+                    seen.withLock { $0.quotes += quotes }
                 default: break
                 }
             }
