@@ -144,7 +144,12 @@ enum Report {
             + pushed.keys.sorted().map { "\($0.rawValue) \(sides[$0.rawValue] ?? 0)" }.joined(separator: ", ")
             + "; transports: " + pushed.keys.sorted().map { "\($0.rawValue) \(transports[$0.rawValue] ?? "?")" }.joined(separator: ", "))
         let silent = pushed.keys.filter { transports[$0.rawValue] != "stream" || (sides[$0.rawValue] ?? 0) == 0 }.map(\.rawValue).sorted()
-        let growth = end - settled
+        // Flat is judged on the anonymous memory, where a leak grows: the file-backed rest is the binary's pages,
+        // which the daemon gives back 15 s after start (`StartupPageRelease`) and which fault back in over the
+        // next seconds, inside the first quarter's end of a 90 s run.
+        let settledAnon = r.samples.isEmpty ? 0 : r.samples[r.samples.count / 4].rssAnon
+        let endAnon = r.samples.last?.rssAnon ?? 0
+        let growth = endAnon - settledAnon
         return (lines.joined(separator: "\n"), [
             Verdict(pass: r.streamSides != nil && silent.isEmpty,
                     text: "every exchange on its stream, its frames in the premium table"
@@ -157,7 +162,8 @@ enum Report {
             Verdict(pass: r.steadyRSS <= steadyBudget, text: "streaming daemon steady VmRSS \(ByteText.mb(r.steadyRSS)) (budget \(ByteText.mb(steadyBudget)))"),
             Verdict(pass: r.peakRSS <= peakBudget, text: "streaming daemon peak VmHWM \(ByteText.mb(r.peakRSS)) (budget \(ByteText.mb(peakBudget)))"),
             Verdict(pass: growth <= streamRSSGrowthBudget,
-                    text: "streaming daemon VmRSS flat: \(ByteText.mb(settled)) at 1/4 → \(ByteText.mb(end)) at the end (budget +\(ByteText.mb(streamRSSGrowthBudget)))"),
+                    text: "streaming daemon anonymous memory flat: RssAnon \(ByteText.mb(settledAnon)) at 1/4 → \(ByteText.mb(endAnon)) at the end "
+                        + "(budget +\(ByteText.mb(streamRSSGrowthBudget)); VmRSS \(ByteText.mb(settled)) → \(ByteText.mb(end)))"),
         ])
     }
 
@@ -165,7 +171,7 @@ enum Report {
     /// 8 exchanges × 300 assets streaming (the whole-market issue): 3% of a core, 45 MB (45,000,000 bytes).
     static let wholeMarketCPUBudget = 3.0
     static let wholeMarketRSSBudget = 45_000_000
-    /// "Flat": at most 1 MB more at the end than after the first quarter of the run.
+    /// "Flat": at most 1 MB more anonymous memory at the end than after the first quarter of the run.
     static let streamRSSGrowthBudget = 1_000_000
 
     static let scrapeBudget = 0.002
