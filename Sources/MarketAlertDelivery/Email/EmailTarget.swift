@@ -25,7 +25,8 @@ package struct EmailTarget: Sendable, Equatable {
                 let missing = [userEnv, passwordEnv].filter { secrets.resolve($0) == nil }
                 guard missing.isEmpty, let user = secrets.resolve(userEnv), let password = secrets.resolve(passwordEnv) else {
                     let names = missing.joined(separator: " and ")
-                    warnings.append("email \"\(email.name)\" is disabled: its secret \(names) is not set (environment or $CREDENTIALS_DIRECTORY)")
+                    let phrase = missing.count == 1 ? "secret \(names) is" : "secrets \(names) are"
+                    warnings.append("email \"\(email.name)\" is disabled: its \(phrase) not set (environment or $CREDENTIALS_DIRECTORY)")
                     continue
                 }
                 credentials = SMTPCredentials(username: user, password: password)

@@ -41,7 +41,7 @@ struct NtfyEmailIntegrationTests {
         #expect(passed.status == 0, "\(passed)")
         #expect(passed.stdout.contains("1 webhooks, 1 email sinks"))
         #expect(passed.stderr.contains("webhook \"phone\" is disabled: its token_env secret NTFY_TOKEN is not set"), "\(passed.stderr)")
-        #expect(passed.stderr.contains("email \"mail\" is disabled: its secret SMTP_USER and SMTP_PASSWORD is not set"))
+        #expect(passed.stderr.contains("email \"mail\" is disabled: its secrets SMTP_USER and SMTP_PASSWORD are not set"))
     }
 
     @Test func ntfyGetsItsHeadersAndA503IsRetried() async throws {
