@@ -32,6 +32,13 @@ package enum MarketPriceSource: String, Sendable, Codable, CaseIterable, Hashabl
         if market.contains("上櫃") { return .tpex_close }
         return nil
     }
+
+    /// Where a first listing trades once it has left the emerging board: TWSE (`初上市`, `創新板…`) or TPEx
+    /// (`初上櫃`). nil for any other market type (its price source does not change).
+    package static func afterListing(_ market: String?) -> MarketPriceSource? {
+        guard forMarket(market) == .tpex_emerging, let market else { return nil }
+        return market.contains("初上櫃") ? .tpex_close : .twse_close
+    }
 }
 
 /// One security's end-of-day price from one source: the close, or the emerging board's average.

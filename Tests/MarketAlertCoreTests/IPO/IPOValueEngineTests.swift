@@ -163,6 +163,22 @@ struct IPOValueEngineTests {
         #expect(EngineTestKit.events(again.advance(now: EngineTestKit.start)).isEmpty)
     }
 
+    /// A first listing that has left the emerging board (it listed) is priced by its TWSE close.
+    @Test func aFirstListingNoLongerOnTheEmergingBoardIsPricedByItsClose() throws {
+        let now = EngineTestKit.start
+        var engine = EngineTestKit.engine(Self.settings(), at: now)
+        _ = engine.handle(.ipoOfferings(source: "twse", [Self.offerings[0]]), now: now)
+        // A code has one market: a TWSE close for it means it has listed, whatever the emerging board says later.
+        let sent = EngineTestKit.events(engine.handle(try Self.prices(.twse_close, [("7795", "300")]), now: now))
+        #expect(sent.map(\.status) == ["open"])
+        #expect(EngineTestKit.events(engine.handle(try Self.prices(.tpex_emerging, [("6999", "50")]), now: now)).isEmpty)
+        let value = try #require(sent.first?.ipo?.value)
+        #expect(value.marketPrice == Decimal(300))
+        #expect(value.marketPriceSource == .twse_close)
+        #expect(value.spreadPct == Decimal(string: "87.5", locale: nil))
+        #expect(sent.first?.summary.contains("close 300 TWD (+87.5%)") == true)
+    }
+
     @Test func aRowFirstSeenDrawnIsNotNews() {
         let now = EngineTestKit.start.addingTimeInterval(7 * 86_400)
         var engine = EngineTestKit.engine(Self.settings(minSpread: 0), at: now)

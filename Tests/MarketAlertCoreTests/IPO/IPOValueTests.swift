@@ -32,6 +32,14 @@ struct IPOValueTests {
         #expect(MarketPriceSource.forMarket(market) == expected)
     }
 
+    @Test(arguments: [
+        ("初上市", MarketPriceSource?.some(.twse_close)), ("創新板初上市", .twse_close), ("初上櫃", .tpex_close),
+        ("上市增資", nil), ("上櫃增資", nil), ("其他", nil),
+    ])
+    func aFirstListingTradesOnTWSEOrTPExAfterTheEmergingBoard(market: String, expected: MarketPriceSource?) {
+        #expect(MarketPriceSource.afterListing(market) == expected)
+    }
+
     @Test func unknownMarketTypesHaveNoSource() {
         #expect(MarketPriceSource.forMarket(nil) == nil)
         #expect(MarketPriceSource.forMarket("") == nil)

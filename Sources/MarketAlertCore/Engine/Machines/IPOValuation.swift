@@ -20,17 +20,19 @@ struct IPOValuation: Sendable {
     mutating func restore(_ states: [String: IPOAlertState]) {
         guard settings != nil else { return }
         for state in states.values {
-            guard let price = state.price, let offering = state.offering, MarketPriceSource.forMarket(offering.market) == price.source,
-                price.code == offering.code
+            guard let price = state.price, let offering = state.offering, price.code == offering.code,
+                [MarketPriceSource.forMarket(offering.market), MarketPriceSource.afterListing(offering.market)].contains(price.source)
             else { continue }
             if prices[price.source]?[price.code] == nil { prices[price.source, default: [:]][price.code] = price }
         }
     }
 
-    /// The price an offering's value is assessed with now (nil: none known).
+    /// The price an offering's value is assessed with now (nil: none known). A first listing that is no longer
+    /// on the emerging board (it has listed) is priced by its close where it trades now.
     func price(for offering: IPOOffering) -> MarketPrice? {
         guard settings != nil, let source = MarketPriceSource.forMarket(offering.market) else { return nil }
-        return prices[source]?[offering.code]
+        if let price = prices[source]?[offering.code] { return price }
+        return MarketPriceSource.afterListing(offering.market).flatMap { prices[$0]?[offering.code] }
     }
 
     /// Keeps a poll's prices (a holiday's empty list keeps the last ones). Returns whether anything an
