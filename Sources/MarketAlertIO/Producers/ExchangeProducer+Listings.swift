@@ -3,6 +3,7 @@ import Logging
 import MarketAlertCore
 import MarketAlertExchanges
 import MarketAlertKit
+import Synchronization
 
 /// Watched markets the exchange did not list when the stream started (a rule's `quotes: [KRW, USDT]` on an
 /// exchange with one of them, or a coin awaited on a Korean exchange). They are left out of the subscription,
@@ -13,8 +14,10 @@ extension ExchangeProducer {
     func runStream(_ stream: any StreamSource, from initial: Set<MarketPair>, into inbox: EngineInbox, coverage: StreamCoverage) async {
         let exchange = poller.exchange
         var streamed = initial
+        // Markets in quote currencies the exchange has none in: not awaited (`watchListing`), across restarts.
+        let notAwaited = NotAwaitedMarkets()
         while !Task.isCancelled {
-            let unlisted = pairs.subtracting(streamed)
+            let unlisted = pairs.subtracting(streamed).subtracting(notAwaited.markets)
             let current = streamed
             let listed: Set<MarketPair>? = await withTaskGroup(of: Set<MarketPair>?.self) { group in
                 group.addTask {
@@ -22,7 +25,7 @@ extension ExchangeProducer {
                     return nil
                 }
                 if let marketList, !unlisted.isEmpty {
-                    group.addTask { await watchListing(of: unlisted, in: marketList) }
+                    group.addTask { await watchListing(of: unlisted, in: marketList, notAwaited: notAwaited) }
                 }
                 // The stream runs until cancelled; the watch ends when some of the markets are listed.
                 for await result in group {
@@ -45,7 +48,7 @@ extension ExchangeProducer {
     /// cancelled, or nothing left worth watching). A market in a quote currency the exchange has no market
     /// in at all (KRW on a global exchange, for a rule's `quotes: [KRW, USDT]`) is not awaited: it stops
     /// being watched after the first read. A list that cannot be read is tried again at the next check.
-    func watchListing(of unlisted: Set<MarketPair>, in list: any MarketListSource) async -> Set<MarketPair>? {
+    func watchListing(of unlisted: Set<MarketPair>, in list: any MarketListSource, notAwaited: NotAwaitedMarkets) async -> Set<MarketPair>? {
         let label = ClockLabel.poll("\(poller.exchange.rawValue) market list")
         var awaited = unlisted
         while true {
@@ -57,6 +60,7 @@ extension ExchangeProducer {
                 let quotes = Set(markets.lazy.map(\.quote))
                 let (kept, dropped) = (awaited.filter { quotes.contains($0.quote) }, awaited.filter { !quotes.contains($0.quote) })
                 if !dropped.isEmpty {
+                    notAwaited.add(dropped)
                     logger?.info("stream: the exchange has no market in these quote currencies; not watched for a listing", metadata: [
                         "source": "\(poller.exchange.rawValue)", "markets": "\(dropped.map(\.description).sorted().joined(separator: ","))"])
                 }
@@ -73,4 +77,15 @@ extension ExchangeProducer {
     static func newlyListed(_ unlisted: Set<MarketPair>, in markets: [ListedMarket]) -> Set<MarketPair> {
         unlisted.intersection(markets.lazy.map { MarketPair(base: $0.asset, quote: $0.quote) })
     }
+}
+
+/// The markets a producer's listing watch gave up on (their quote currency is not traded on the exchange),
+/// shared by the watch that finds them and the stream loop that starts the next watch. A lock: both sides
+/// touch it once per market-list read.
+final class NotAwaitedMarkets: Sendable {
+    private let state = Mutex<Set<MarketPair>>([])
+
+    var markets: Set<MarketPair> { state.withLock { $0 } }
+
+    func add(_ markets: Set<MarketPair>) { state.withLock { $0.formUnion(markets) } }
 }
