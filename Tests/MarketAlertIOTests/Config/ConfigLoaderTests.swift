@@ -5,13 +5,30 @@ import MarketAlertTestSupport
 import Testing
 
 @Suite struct ConfigLoaderTests {
-    /// The agreed (version-1) example must load unchanged, and the shipped default is that same file plus
-    /// the v2 `http:` section, which loads too.
+    /// The shipped default is the agreed version-3 example with its `ha:` section commented out (a single
+    /// instance needs no PostgreSQL), under a header saying so: every other byte as the example has it.
+    @Test func theShippedConfigIsTheVersion3ExampleWithoutHA() throws {
+        let example = try Fixtures.string("spec/marketalertd.example.v3.yaml")
+        let shipped = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("config/marketalertd.yaml"), encoding: .utf8)
+        var lines = example.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let haStart = try #require(lines.firstIndex { $0.hasPrefix("ha:") })
+        let haEnd = try #require(lines[haStart...].firstIndex { $0.isEmpty })
+        for index in haStart..<haEnd { lines[index] = "# " + lines[index] }
+        let body = lines.joined(separator: "\n")
+        #expect(shipped.hasSuffix(body))
+        let header = shipped.dropLast(body.count).split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(!header.isEmpty && header.allSatisfy { $0.hasPrefix("#") }, "only a comment before the example")
+        let settings = try ConfigLoader.parse(yaml: shipped).settings
+        #expect(settings.ha == nil)
+        #expect(settings.http?.listen == "127.0.0.1:9108")
+        #expect(settings.exchanges[.binance]?.streamURL?.absoluteString == "wss://stream.binance.com:9443/ws")
+        #expect(settings.premium.rules.count == 4)
+        #expect(settings.listings != nil && settings.transfers != nil && !settings.routing.isEmpty)
+    }
+
+    /// The agreed version-1 example loads unchanged.
     @Test func exampleConfigLoadsUnchanged() throws {
         let example = try Fixtures.string("spec/marketalertd.example.yaml")
-        let shipped = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("config/marketalertd.yaml"), encoding: .utf8)
-        #expect(shipped.hasPrefix(example))
-        #expect(try ConfigLoader.parse(yaml: shipped).settings.http?.listen == "127.0.0.1:9108")
         let loaded = try ConfigLoader.parse(yaml: example)
         let settings = loaded.settings
         #expect(settings.stateDirectory == "./state")
