@@ -105,3 +105,11 @@ package struct PremiumSettings: Sendable, Equatable {
 
     package init() {}
 }
+
+extension PremiumRule {
+    /// Whether the rule compares KRW markets with USD-quoted ones: its notifications then carry the premium
+    /// on both KRW bases (`premium.bases`, v3).
+    package var comparesKRWWithUSD: Bool {
+        quotes.contains("KRW") && quotes.contains { $0 == "USD" || $0 == "USDT" || $0 == "USDC" }
+    }
+}

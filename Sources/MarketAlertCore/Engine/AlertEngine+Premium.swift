@@ -15,8 +15,9 @@ extension AlertEngine {
         recordSource(exchange.rawValue, error: nil, now: now, into: &out)
         let settled = gate.answered(exchange.rawValue)
         if settled && gate.isSettled { out.log(.info, "every source has answered; evaluating") }
-        // A new USDT/KRW rate re-evaluates every rule (no KRW leg on the old rate beside one on the new).
-        let usdtChanged = carriesUSDTKRW(exchange, quotes) && refreshUSDTKRW(now: now, into: &out)
+        // A new USDT/KRW rate re-evaluates every rule (no KRW leg on the old rate beside one on the new). A
+        // USDT/KRW exchange's first answer may end the selection's wait even without a KRW-USDT quote.
+        let usdtChanged = (carriesUSDTKRW(exchange, quotes) || (settled && isUSDTKRWSource(exchange))) && refreshUSDTKRW(now: now, into: &out)
         // A stream batch re-evaluates only the assets it carries; a snapshot (or the first answer) all of them.
         if usdtChanged {
             evaluatePremiums(involving: nil, now: now, into: &out)
@@ -65,11 +66,13 @@ extension AlertEngine {
         let usdt = usdtBasis()
         let gate = gate
         let premiumSettings = settings.premium
+        // A rule reporting both KRW bases waits for USDT/KRW's exchanges too (its first notification carries both).
+        let usdtSources = gate.isSettled ? [] : settings.fx.usdtKrw?.exchanges ?? []
         // Once settled, every rule may evaluate: no per-rule question (nor its FX lookup) per stream quote.
         let decisions = premium.evaluate(
             settings: premiumSettings, book: book, converter: converter, now: now, onlyInvolving: exchange, assets: assets,
             usdt: usdt
-        ) { rule in gate.isSettled || gate.isSettled(rule, needsFX: premiumSettings.needsFX(rule)) }
+        ) { rule in gate.isSettled || gate.isSettled(rule, needsFX: premiumSettings.needsFX(rule), usdtSources: usdtSources) }
         for decision in decisions {
             if decision.stateChanged || decision.action != .none {
                 out.publication.states.append(StateRecord.encode(decision.state, key: decision.key, kind: "premium"))

@@ -16,7 +16,12 @@ extension AlertEngine {
         guard settings.exchanges[exchange] != nil, gate.answered(source) else { return }
         out.log(.warning, "\(source) is down at its first fetch (\(message)); its rules evaluate without it", subject: source)
         if gate.isSettled { out.log(.info, "every source has answered; evaluating") }
-        evaluatePremiums(involving: exchange, now: now, into: &out)
+        // USDT/KRW waited for this exchange too: it selects from the others now, and every rule sees that.
+        if isUSDTKRWSource(exchange), refreshUSDTKRW(now: now, into: &out) {
+            evaluatePremiums(involving: nil, now: now, into: &out)
+        } else {
+            evaluatePremiums(involving: exchange, now: now, into: &out)
+        }
     }
 
     /// An exchange's stream changed state: degraded (REST fills in) is logged and shown, never an alert.

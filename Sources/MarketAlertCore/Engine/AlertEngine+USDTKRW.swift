@@ -21,6 +21,9 @@ extension AlertEngine {
         return quotes.contains { $0.base == "USDT" && $0.quote == "KRW" }
     }
 
+    /// Whether USDT/KRW is taken from `exchange` (`fx.usdt_krw.exchanges`).
+    func isUSDTKRWSource(_ exchange: ExchangeID) -> Bool { settings.fx.usdtKrw?.exchanges.contains(exchange) == true }
+
     /// The `krw_via: usdt` basis over the official converter (rebuilt when either changes).
     mutating func usdtBasis() -> USDTConversionBasis? {
         guard settings.fx.usdtKrw != nil else { return nil }

@@ -41,10 +41,12 @@ package struct SettleGate: Sendable, Equatable {
 
     package var isSettled: Bool { deadlines.isEmpty }
 
-    /// Whether `rule` may evaluate: none of its enabled exchanges, nor FX when it needs it, is awaited.
-    package func isSettled(_ rule: PremiumRule, needsFX: Bool) -> Bool {
+    /// Whether `rule` may evaluate: none of its enabled exchanges, nor FX when it needs it, is awaited, nor
+    /// (`usdtSources`, for a rule that reports both KRW bases) an exchange USDT/KRW is taken from.
+    package func isSettled(_ rule: PremiumRule, needsFX: Bool, usdtSources: [ExchangeID] = []) -> Bool {
         if deadlines.isEmpty { return true }
         if needsFX && deadlines[Self.fx] != nil { return false }
+        if rule.comparesKRWWithUSD, usdtSources.contains(where: { deadlines[$0.rawValue] != nil }) { return false }
         return !rule.exchanges.contains { deadlines[$0.rawValue] != nil }
     }
 }

@@ -42,7 +42,7 @@ extension PremiumEvaluator {
     /// Both bases of a notifying key: `observed` is the pct on the rule's own basis; the other is observed now.
     mutating func bases(entry: Int, rule ruleIndex: Int, observed: Double?, book: QuoteBook, oldest: Date) -> PremiumBases? {
         let rule = plan.rules[ruleIndex].rule
-        guard rule.quotes.contains("KRW"), rule.quotes.contains(where: { $0 == "USD" || $0 == "USDT" || $0 == "USDC" }) else { return nil }
+        guard rule.comparesKRWWithUSD else { return nil }
         let viaUSDT = rule.krwVia == .usdt
         let other = plan.observe(
             entry: entry, rule: ruleIndex, book: book, conversions: viaUSDT ? conversions : usdtConversions, oldest: oldest,
@@ -61,8 +61,7 @@ extension PremiumEvaluator {
         guard let slot = plan.index[key], let entry = plan.entries.firstIndex(where: { $0.key == slot }) else { return nil }
         let ruleIndex = plan.entries[entry].rule
         let rule = plan.rules[ruleIndex].rule
-        guard rule.quotes.contains("KRW"), rule.quotes.contains(where: { $0 == "USD" || $0 == "USDT" || $0 == "USDC" }),
-              conversions.count == plan.currencies.count, usdtConversions.count == plan.currencies.count
+        guard rule.comparesKRWWithUSD, conversions.count == plan.currencies.count, usdtConversions.count == plan.currencies.count
         else { return nil }
         let oldest = now.addingTimeInterval(-maxQuoteAge.seconds)
         var scratch: [BidAskCandidate] = []

@@ -49,6 +49,31 @@ import Testing
         #expect(event.premium?.fx.map(\.pair) == ["USD/KRW"])
     }
 
+    /// USDT/KRW waits for every one of its exchanges. When the last of them is declared down at its first
+    /// fetch (or answers without a KRW-USDT quote), it selects from the others at once, before the premium
+    /// rules evaluate: the first kimchi notification carries both bases. (Before, it carried none for USDT
+    /// until the next KRW-USDT quote: the integration test saw that when Bithumb's first fetch was slow.)
+    @Test(arguments: [false, true])
+    func theLastUSDTKRWExchangeFailingOrSilentStillLetsTheFirstNotificationCarryBothBases(failing: Bool) throws {
+        var engine = Kit.engine(settings(krwVia: .usdFx))
+        var events = Kit.events(engine.handle(Kit.fxRound(.dunamu, rate: "1400", at: t0), now: t0))
+        events += Kit.events(engine.handle(.quotes(.upbit, [
+            Kit.quote(.upbit, "145600000", quote: "KRW", at: t0), Kit.quote(.upbit, "1456", asset: "USDT", quote: "KRW", at: t0),
+        ], .snapshot), now: t0))
+        events += Kit.events(engine.handle(.quotes(.binance, [Kit.quote(.binance, "100000", at: t0)], .snapshot), now: t0))
+        #expect(engine.usdtKrwRate == nil, "bithumb is still awaited")
+        let last: EngineEvent = failing
+            ? .sourceFailed(source: "bithumb", message: "timed out after 2s")
+            : .quotes(.bithumb, [Kit.quote(.bithumb, "150000000", quote: "KRW", at: t0)], .snapshot)
+        events += Kit.events(engine.handle(last, now: t0))
+        #expect(engine.usdtKrwRate?.provider == "upbit")
+        let event = try #require(events.first { $0.key == "premium/kimchi/BTC" })
+        #expect(event.premium?.bases?.usdtKrw == Decimal(1456))
+        let usdt: Double = (145_600_000.0 / 1456 / 100_000 - 1) * 100  // 0%
+        let reported: Double = event.premium?.bases?.usdtPct ?? .nan
+        #expect(abs(reported - usdt) < 1e-6)
+    }
+
     @Test func usdtBasisAlertsOnTheTetherRateAndNamesItsExchange() throws {
         var engine = Kit.engine(settings(krwVia: .usdt))
         // 145,600,000 KRW / 1456 = 100,000 USD: no premium on this basis although usd_fx says 4%.
