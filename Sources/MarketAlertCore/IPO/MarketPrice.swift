@@ -39,6 +39,12 @@ package enum MarketPriceSource: String, Sendable, Codable, CaseIterable, Hashabl
         guard forMarket(market) == .tpex_emerging, let market else { return nil }
         return market.contains("初上櫃") ? .tpex_close : .twse_close
     }
+
+    /// The sources that can price an offering of `market`, in order: where it trades now, then (a first
+    /// listing) where it trades once listed.
+    package static func candidates(for market: String?) -> [MarketPriceSource] {
+        [forMarket(market), afterListing(market)].compactMap { $0 }
+    }
 }
 
 /// One security's end-of-day price from one source: the close, or the emerging board's average.

@@ -21,7 +21,7 @@ struct IPOValuation: Sendable {
         guard settings != nil else { return }
         for state in states.values {
             guard let price = state.price, let offering = state.offering, price.code == offering.code,
-                [MarketPriceSource.forMarket(offering.market), MarketPriceSource.afterListing(offering.market)].contains(price.source)
+                MarketPriceSource.candidates(for: offering.market).contains(price.source)
             else { continue }
             if prices[price.source]?[price.code] == nil { prices[price.source, default: [:]][price.code] = price }
         }
@@ -30,9 +30,8 @@ struct IPOValuation: Sendable {
     /// The price an offering's value is assessed with now (nil: none known). A first listing that is no longer
     /// on the emerging board (it has listed) is priced by its close where it trades now.
     func price(for offering: IPOOffering) -> MarketPrice? {
-        guard settings != nil, let source = MarketPriceSource.forMarket(offering.market) else { return nil }
-        if let price = prices[source]?[offering.code] { return price }
-        return MarketPriceSource.afterListing(offering.market).flatMap { prices[$0]?[offering.code] }
+        guard settings != nil else { return nil }
+        return MarketPriceSource.candidates(for: offering.market).lazy.compactMap { prices[$0]?[offering.code] }.first
     }
 
     /// Keeps a poll's prices (a holiday's empty list keeps the last ones). Returns whether anything an
