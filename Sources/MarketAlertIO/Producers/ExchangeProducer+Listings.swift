@@ -3,7 +3,6 @@ import Logging
 import MarketAlertCore
 import MarketAlertExchanges
 import MarketAlertKit
-import Synchronization
 
 /// Watched markets the exchange did not list when the stream started (a rule's `quotes: [KRW, USDT]` on an
 /// exchange with one of them, or a coin awaited on a Korean exchange). They are left out of the subscription,
@@ -15,17 +14,17 @@ extension ExchangeProducer {
         let exchange = poller.exchange
         var streamed = initial
         // Markets in quote currencies the exchange has none in: not awaited (`watchListing`), across restarts.
-        let notAwaited = NotAwaitedMarkets()
+        var givenUp: Set<MarketPair> = []
         while !Task.isCancelled {
-            let unlisted = pairs.subtracting(streamed).subtracting(notAwaited.markets)
+            let unlisted = pairs.subtracting(streamed).subtracting(givenUp)
             let current = streamed
-            let listed: Set<MarketPair>? = await withTaskGroup(of: Set<MarketPair>?.self) { group in
+            let found: ListingFound? = await withTaskGroup(of: ListingFound?.self) { group in
                 group.addTask {
                     await stream.run(pairs: current) { update in Self.forward(update, from: exchange, to: inbox, coverage: coverage) }
                     return nil
                 }
                 if let marketList, !unlisted.isEmpty {
-                    group.addTask { await watchListing(of: unlisted, in: marketList, notAwaited: notAwaited) }
+                    group.addTask { await watchListing(of: unlisted, in: marketList) }
                 }
                 // The stream runs until cancelled; the watch ends when some of the markets are listed.
                 for await result in group {
@@ -35,36 +34,43 @@ extension ExchangeProducer {
                 }
                 return nil
             }
-            guard let listed, !Task.isCancelled else { return }
+            guard let found, !Task.isCancelled else { return }
             logger?.info("stream: markets the exchange lists now join the stream; it reconnects", metadata: [
-                "source": "\(exchange.rawValue)", "markets": "\(listed.map(\.description).sorted().joined(separator: ","))"])
-            streamed.formUnion(listed)
+                "source": "\(exchange.rawValue)", "markets": "\(found.listed.map(\.description).sorted().joined(separator: ","))"])
+            streamed.formUnion(found.listed)
+            givenUp.formUnion(found.givenUp)
             // The next stream tells REST afresh what it does not carry (it reports only changes).
             coverage.update { $0.restOnly = [] }
         }
+    }
+
+    /// What a listing watch found: the markets listed now, and those it gave up on before (their quote
+    /// currency is not traded on the exchange), which the next watch leaves out.
+    struct ListingFound: Sendable {
+        var listed: Set<MarketPair>
+        var givenUp: Set<MarketPair>
     }
 
     /// Reads the market list every `listingCheck` until it shows some of `unlisted`, and returns those (nil:
     /// cancelled, or nothing left worth watching). A market in a quote currency the exchange has no market
     /// in at all (KRW on a global exchange, for a rule's `quotes: [KRW, USDT]`) is not awaited: it stops
     /// being watched after the first read. A list that cannot be read is tried again at the next check.
-    func watchListing(of unlisted: Set<MarketPair>, in list: any MarketListSource, notAwaited: NotAwaitedMarkets) async -> Set<MarketPair>? {
+    func watchListing(of unlisted: Set<MarketPair>, in list: any MarketListSource) async -> ListingFound? {
         let label = ClockLabel.poll("\(poller.exchange.rawValue) market list")
         var awaited = unlisted
         while true {
             do { try await poller.clock.sleep(for: listingCheck, label: label) } catch { return nil }
             switch await list.pollMarkets() {
             case .success(let markets):
-                let listed = Self.newlyListed(awaited, in: markets)
-                if !listed.isEmpty { return listed }
                 let quotes = Set(markets.lazy.map(\.quote))
-                let (kept, dropped) = (awaited.filter { quotes.contains($0.quote) }, awaited.filter { !quotes.contains($0.quote) })
+                let dropped = awaited.filter { !quotes.contains($0.quote) }
                 if !dropped.isEmpty {
-                    notAwaited.add(dropped)
+                    awaited.subtract(dropped)
                     logger?.info("stream: the exchange has no market in these quote currencies; not watched for a listing", metadata: [
                         "source": "\(poller.exchange.rawValue)", "markets": "\(dropped.map(\.description).sorted().joined(separator: ","))"])
                 }
-                awaited = kept
+                let listed = Self.newlyListed(awaited, in: markets)
+                if !listed.isEmpty { return ListingFound(listed: listed, givenUp: unlisted.subtracting(awaited)) }
                 if awaited.isEmpty { return nil }
             case .failure(let error):
                 logger?.debug("stream: the market list could not be read; unlisted markets are checked again later", metadata: [
@@ -79,13 +85,3 @@ extension ExchangeProducer {
     }
 }
 
-/// The markets a producer's listing watch gave up on (their quote currency is not traded on the exchange),
-/// shared by the watch that finds them and the stream loop that starts the next watch. A lock: both sides
-/// touch it once per market-list read.
-final class NotAwaitedMarkets: Sendable {
-    private let state = Mutex<Set<MarketPair>>([])
-
-    var markets: Set<MarketPair> { state.withLock { $0 } }
-
-    func add(_ markets: Set<MarketPair>) { state.withLock { $0.formUnion(markets) } }
-}
